@@ -1,0 +1,43 @@
+// Command slimroute plans, checks and routes InfiniBand fabrics with
+// low-diameter (Slim Fly) and Clos topologies. It parses flags and spec
+// files, calls the library packages, and writes their results.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func main() {
+	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "slimroute: "+indentRest(err.Error()))
+		os.Exit(1)
+	}
+}
+
+// indentRest keeps the first line of a multi-line error as the headline and
+// indents the rest under it.
+func indentRest(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "slimroute",
+		Usage:     "plan, verify and route InfiniBand Slim Fly and Clos fabrics",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Errors are printed once, by main, as one line.
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+		Description: `Examples:
+   slimroute demo -o out/            # the paper's q=5 Slim Fly: stats and every file format
+   slimroute topo slimfly --q 5 --format ibsim -o sf5.net
+   slimroute topo stats --slimfly 7`,
+		Commands: []*cli.Command{topoCommand(), demoCommand()},
+	}
+}

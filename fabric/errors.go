@@ -1,0 +1,58 @@
+package fabric
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ParseError reports malformed input at a position in a file.
+type ParseError struct {
+	File string // name given to the reader; "" when unknown
+	Line int    // 1-based; 0 when the problem concerns the whole file
+	Msg  string // what is wrong and what was expected
+}
+
+func (e *ParseError) Error() string {
+	file := e.File
+	if file == "" {
+		file = "<input>"
+	}
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", file, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", file, e.Line, e.Msg)
+}
+
+// errorList gathers ParseErrors so a reader can report every problem in a
+// file, not only the first, up to a limit.
+type errorList struct {
+	file string
+	errs []error
+}
+
+func (l *errorList) add(line int, format string, args ...any) {
+	if len(l.errs) < maxErrors {
+		l.errs = append(l.errs, &ParseError{File: l.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (l *errorList) err() error {
+	if len(l.errs) == 0 {
+		return nil
+	}
+	if len(l.errs) == maxErrors {
+		return errors.Join(append(l.errs, errors.New("(more problems not shown)"))...)
+	}
+	return errors.Join(l.errs...)
+}
+
+// wrapValidation puts the file name in front of model validation errors.
+func wrapValidation(file string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if file == "" {
+		file = "<input>"
+	}
+	return fmt.Errorf("%s: invalid fabric: %w", file, err)
+}

@@ -1,0 +1,349 @@
+package fabric
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// The ibsim net format (ibsim's net-examples and its parser, sim_net.c):
+//
+//	switchguid=0x0002c90000000000        (optional: pins the next switch's GUID)
+//	Switch 36 "sw-0-0-0"                  (kind, port count, node id)
+//	[1] "hca-0-0-0-1"[1]                  (local port, remote id, remote port)
+//	[5] "sw-0-0-1"[5] w=2 s=4             (optional enabled width/speed masks)
+//	                                      (a blank line ends the record)
+//	caguid=0x0002c90000100000
+//	Hca 1 "hca-0-0-0-1"
+//	[1] "sw-0-0-0"[1]
+//
+// Every link is listed from both ends. The node id doubles as the node
+// description unless the header carries one after '#'. ibsim numbers GUIDs
+// from per-kind counters: a switch takes one GUID, an HCA with P ports takes
+// P+1 (node GUID, then one per port); a guid line resets the counter.
+
+// ibsim's default GUID counters (sim_net.c).
+const (
+	ibsimSwitchGUIDBase GUID = 0x200000
+	ibsimHCAGUIDBase    GUID = 0x100000
+)
+
+// ibsim's enabled-width and enabled-speed bit masks (PortInfo encoding).
+var ibsimWidthBits = map[Width]int{Width1x: 1, Width4x: 2, Width8x: 4, Width12x: 8}
+var ibsimSpeedBits = map[Speed]int{SDR: 1, DDR: 2, QDR: 4}
+
+// WriteIBSimNet writes f as an ibsim net file. Node names become ibsim node
+// ids (and so node descriptions) and every GUID is pinned, so that what
+// ibsim simulates carries the same names and GUIDs as f. ibsim simulates
+// speeds up to QDR only; faster link speeds are left to its default.
+// Switches come first: ibsim attaches the first node to the SM.
+func WriteIBSimNet(w io.Writer, f *Fabric) error {
+	for i := range f.nodes {
+		if err := checkIBSimName(f.nodes[i].Name); err != nil {
+			return err
+		}
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# ibsim net file written by slimroute: %d switches, %d HCAs, %d links\n",
+		len(f.IDsOf(Switch)), len(f.IDsOf(HCA)), len(f.links))
+	fmt.Fprintf(bw, "# run: ibsim -n -s <this file>\n")
+	for _, kind := range []Kind{Switch, HCA} {
+		for _, id := range f.IDsOf(kind) {
+			n := &f.nodes[id]
+			bw.WriteString("\n")
+			if n.GUID != 0 {
+				key := "switchguid"
+				if kind == HCA {
+					key = "caguid"
+				}
+				fmt.Fprintf(bw, "%s=%s\n", key, n.GUID)
+			}
+			head := "Switch"
+			if kind == HCA {
+				head = "Hca"
+			}
+			fmt.Fprintf(bw, "%s %d \"%s\"\n", head, n.Ports, n.Name)
+			for p := 1; p <= n.Ports; p++ {
+				li, ok := f.LinkAt(PortRef{id, p})
+				if !ok {
+					continue
+				}
+				l := f.links[li]
+				peer, _ := f.Peer(PortRef{id, p})
+				fmt.Fprintf(bw, "[%d] \"%s\"[%d]", p, f.nodes[peer.Node].Name, peer.Port)
+				if b, ok := ibsimWidthBits[l.Width]; ok {
+					fmt.Fprintf(bw, " w=%d", b)
+				}
+				if b, ok := ibsimSpeedBits[l.Speed]; ok {
+					fmt.Fprintf(bw, " s=%d", b)
+				}
+				bw.WriteString("\n")
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func checkIBSimName(name string) error {
+	if strings.ContainsAny(name, "\"#@\n") {
+		return fmt.Errorf("node name %q cannot be written to an ibsim net file: ibsim reserves the characters \" # @ and newline", name)
+	}
+	if len(name) > 63 {
+		return fmt.Errorf("node name %q is too long for ibsim (at most 63 bytes)", name)
+	}
+	return nil
+}
+
+// ReadIBSimNet reads an ibsim net file. file names the input in errors.
+// GUIDs are assigned the way ibsim assigns them, so the result names the
+// same GUIDs a simulation of the file shows.
+func ReadIBSimNet(r io.Reader, file string) (*Fabric, error) {
+	lines, err := readLines(r, file)
+	if err != nil {
+		return nil, err
+	}
+	errs := &errorList{file: file}
+	var (
+		nodes      []Node
+		halves     []halfLink
+		ids        = map[string]NodeID{}
+		nextGUID   = map[Kind]GUID{Switch: ibsimSwitchGUIDBase, HCA: ibsimHCAGUIDBase}
+		baseGUID   = map[Kind]GUID{Switch: ibsimSwitchGUIDBase, HCA: ibsimHCAGUIDBase}
+		defWidth   Width
+		defSpeed   Speed
+		cur        = NodeID(-1) // node whose port lines are being read
+		curID      string
+		guidOwners = map[GUID]int{}
+	)
+	for i := 0; i < len(lines); i++ {
+		ln := i + 1
+		line := lines[i]
+		t := strings.TrimSpace(line)
+		if cur >= 0 && (strings.HasPrefix(line, "[") || strings.HasPrefix(line, "#")) {
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			h, ok := parseIBSimPort(line, ln, curID, &nodes[cur], errs)
+			if ok {
+				if h.width == 0 {
+					h.width = defWidth
+				}
+				if h.speed == 0 {
+					h.speed = defSpeed
+				}
+				halves = append(halves, h)
+			}
+			continue
+		}
+		cur = -1
+		switch {
+		case t == "" || strings.HasPrefix(t, "#"):
+		case strings.HasPrefix(line, "Switch"), strings.HasPrefix(line, "Hca"), strings.HasPrefix(line, "Ca"):
+			kind, skip := HCA, 3
+			if strings.HasPrefix(line, "Switch") {
+				kind, skip = Switch, 6
+			} else if strings.HasPrefix(line, "Ca") {
+				skip = 2
+			}
+			ports, okp := leadingInt(line[skip:])
+			id, rest, okq := quoted(line)
+			if !okp || !okq || ports < 1 || ports > MaxPorts {
+				errs.add(ln, "bad node header %q: want %s <ports 1..%d> \"<node id>\"", t, line[:skip], MaxPorts)
+				continue
+			}
+			if _, dup := ids[id]; dup {
+				errs.add(ln, "node id %q is defined twice; node ids must be unique", id)
+				continue
+			}
+			name := id
+			if h := strings.IndexByte(rest, '#'); h >= 0 {
+				if d := ibsimDesc(rest[h+1:]); d != "" {
+					name = d
+				}
+			}
+			g := nextGUID[kind]
+			if prev, dup := guidOwners[g]; dup {
+				errs.add(ln, "node %q gets GUID %s, already given to %q at line %d; pin distinct GUIDs with switchguid=/caguid= lines", id, g, nodes[prev].Name, findLine(lines, nodes[prev].Name))
+			}
+			guidOwners[g] = len(nodes)
+			if kind == Switch {
+				nextGUID[kind] = g + 1
+			} else {
+				nextGUID[kind] = g + GUID(ports) + 1
+			}
+			cur = NodeID(len(nodes))
+			curID = id
+			ids[id] = cur
+			nodes = append(nodes, Node{Kind: kind, Name: name, GUID: g, Ports: ports})
+		case strings.HasPrefix(line, "Rt"):
+			errs.add(ln, "router nodes are not supported; slimroute models switches and HCAs")
+		case strings.HasPrefix(line, "switchguid"), strings.HasPrefix(line, "hcaguids"), strings.HasPrefix(line, "caguid"):
+			kind := HCA
+			if strings.HasPrefix(line, "switchguid") {
+				kind = Switch
+			}
+			k := strings.IndexAny(line, "=+")
+			var v uint64
+			err := errors.New("missing value")
+			if k >= 0 {
+				if f := strings.Fields(line[k+1:]); len(f) > 0 {
+					v, err = parseUint(f[0], 64)
+				}
+			}
+			if err == nil && v == 0 && line[k] == '=' {
+				err = errors.New("GUID 0 is reserved")
+			}
+			if err != nil {
+				errs.add(ln, "bad GUID assignment %q: want switchguid=0x<hex>, caguid=0x<hex> or caguid+<offset>", truncate(t, 60))
+				continue
+			}
+			if line[k] == '+' {
+				nextGUID[kind] = baseGUID[kind] + GUID(v)
+			} else {
+				baseGUID[kind], nextGUID[kind] = GUID(v), GUID(v)
+			}
+		case strings.HasPrefix(line, "width"), strings.HasPrefix(line, "speed"):
+			k := strings.IndexByte(line, '=')
+			var v uint64
+			var err error
+			if k >= 0 {
+				v, err = parseUint(line[k+1:], 8)
+			}
+			if k < 0 || err != nil {
+				errs.add(ln, "bad default %q: want width=<mask> or speed=<mask>", t)
+				continue
+			}
+			if strings.HasPrefix(line, "width") {
+				defWidth = widthFromIBSimMask(int(v))
+			} else {
+				defSpeed = speedFromIBSimMask(int(v))
+			}
+		case strings.HasPrefix(line, "devid"), strings.HasPrefix(line, "pdebug"):
+			// Device ids and parser debugging do not change the topology.
+		case strings.HasPrefix(line, "include"), strings.HasPrefix(line, "module"), strings.HasPrefix(line, "do"), strings.HasPrefix(line, "@"):
+			errs.add(ln, "%q: includes, modules, aliases and console commands are not supported; flatten the net file first", t)
+		case strings.HasPrefix(line, "["):
+			errs.add(ln, "port line outside a node record; a blank or other line ended the record before it")
+		default:
+			errs.add(ln, "unrecognised line %q: want a Switch/Hca record, a switchguid=/caguid= line, a comment or a blank line", truncate(t, 60))
+		}
+	}
+	if len(nodes) == 0 && len(errs.errs) == 0 {
+		errs.add(0, "no Switch or Hca records found; is this an ibsim net file?")
+	}
+	links := pairHalves(halves, ids, func(k string) string { return k }, errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	f, err := New(nodes, links)
+	return f, wrapValidation(file, err)
+}
+
+func findLine(lines []string, name string) int {
+	q := fmt.Sprintf("%q", name)
+	for i, l := range lines {
+		if (strings.HasPrefix(l, "Switch") || strings.HasPrefix(l, "Hca") || strings.HasPrefix(l, "Ca")) && strings.Contains(l, q) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// ibsimDesc extracts the node description after '#' in a header line: a
+// quoted string, or the text up to " lid "/" base port "/… as ibsim does.
+func ibsimDesc(s string) string {
+	s = strings.TrimLeft(s, " \t")
+	if strings.HasPrefix(s, "\"") {
+		if d, _, ok := quoted(s); ok {
+			return d
+		}
+		return ""
+	}
+	for _, stop := range []string{" enhanced port ", " base port ", " lid ", " lmc "} {
+		if k := strings.Index(s, stop); k >= 0 {
+			s = s[:k]
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+func parseIBSimPort(line string, ln int, nodeID string, n *Node, errs *errorList) (halfLink, bool) {
+	p, rest, ok := bracketNum(line)
+	if !ok {
+		errs.add(ln, "bad port line %q: want [<port>] \"<remote node id>\"[<remote port>]", truncate(line, 60))
+		return halfLink{}, false
+	}
+	if p < 1 || p > n.Ports {
+		errs.add(ln, "port %d of %q: the node has ports 1..%d; raise the port count in its header or fix the port number", p, nodeID, n.Ports)
+		return halfLink{}, false
+	}
+	remote, rest, ok := quoted(rest)
+	if !ok || remote == "" {
+		errs.add(ln, "port %d of %q: missing remote node id in double quotes", p, nodeID)
+		return halfLink{}, false
+	}
+	rp := 1 // ibsim's default when no remote port is given
+	if strings.HasPrefix(strings.TrimLeft(rest, " \t"), "[") {
+		v, r, ok := bracketNum(rest)
+		if !ok || v < 1 || v > MaxPorts {
+			errs.add(ln, "port %d of %q: bad remote port; want [1..%d] after the remote node id", p, nodeID, MaxPorts)
+			return halfLink{}, false
+		}
+		rp, rest = v, r
+	}
+	h := halfLink{local: nodeID, localPort: p, remote: remote, remotePort: rp, line: ln}
+	for _, tok := range strings.Fields(rest) {
+		k := strings.IndexByte(tok, '=')
+		if k < 0 {
+			continue // lid/lmc words and ibnetdiscover comments carry no option
+		}
+		v, err := parseUint(tok[k+1:], 8)
+		switch {
+		case strings.HasPrefix(tok, "w") && err == nil && v >= 1 && v <= 15:
+			h.width = widthFromIBSimMask(int(v))
+		case strings.HasPrefix(tok, "s") && err == nil && v >= 1 && v <= 7:
+			h.speed = speedFromIBSimMask(int(v))
+		default:
+			errs.add(ln, "port %d of %q: bad port option %q; ibsim takes w=<1..15> and s=<1..7>", p, nodeID, tok)
+			return halfLink{}, false
+		}
+	}
+	return h, true
+}
+
+// widthFromIBSimMask returns the widest width enabled in an ibsim mask, the
+// width two such ports train to.
+func widthFromIBSimMask(m int) Width {
+	switch {
+	case m&8 != 0:
+		return Width12x
+	case m&4 != 0:
+		return Width8x
+	case m&2 != 0:
+		return Width4x
+	case m&1 != 0:
+		return Width1x
+	}
+	return 0
+}
+
+func speedFromIBSimMask(m int) Speed {
+	switch {
+	case m&4 != 0:
+		return QDR
+	case m&2 != 0:
+		return DDR
+	case m&1 != 0:
+		return SDR
+	}
+	return 0
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

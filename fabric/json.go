@@ -1,0 +1,225 @@
+package fabric
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// JSONFormat is the value of the "format" field of slimroute's JSON fabric
+// files; it changes when the schema does.
+const JSONFormat = "slimroute-fabric/1"
+
+type jsonFabric struct {
+	Format string     `json:"format"`
+	Nodes  []jsonNode `json:"nodes"`
+	Links  []jsonLink `json:"links"`
+}
+
+type jsonNode struct {
+	Name  string         `json:"name"`
+	Kind  string         `json:"kind"`
+	GUID  string         `json:"guid,omitempty"`
+	Ports int            `json:"ports"`
+	Rack  int            `json:"rack,omitempty"`
+	U     int            `json:"u,omitempty"`
+	Attrs []jsonPortAttr `json:"port_attrs,omitempty"`
+}
+
+type jsonPortAttr struct {
+	Port int    `json:"port"`
+	GUID string `json:"guid,omitempty"`
+	LID  uint16 `json:"lid,omitempty"`
+	LMC  uint8  `json:"lmc,omitempty"`
+}
+
+type jsonEnd struct {
+	Node string `json:"node"`
+	Port int    `json:"port"`
+}
+
+type jsonLink struct {
+	A     jsonEnd `json:"a"`
+	B     jsonEnd `json:"b"`
+	Width string  `json:"width,omitempty"`
+	Speed string  `json:"speed,omitempty"`
+}
+
+// WriteJSON writes f as JSON; links name nodes by name. The output is
+// indented and deterministic.
+func WriteJSON(w io.Writer, f *Fabric) error {
+	out := jsonFabric{Format: JSONFormat, Nodes: []jsonNode{}, Links: []jsonLink{}}
+	for i := range f.nodes {
+		n := &f.nodes[i]
+		jn := jsonNode{Name: n.Name, Kind: n.Kind.String(), Ports: n.Ports, Rack: n.Place.Rack, U: n.Place.U}
+		if n.GUID != 0 {
+			jn.GUID = n.GUID.String()
+		}
+		for _, p := range sortedPorts(n.Attrs) {
+			a := n.Attrs[p]
+			ja := jsonPortAttr{Port: p, LID: a.LID, LMC: a.LMC}
+			if a.GUID != 0 {
+				ja.GUID = a.GUID.String()
+			}
+			jn.Attrs = append(jn.Attrs, ja)
+		}
+		out.Nodes = append(out.Nodes, jn)
+	}
+	for _, l := range f.links {
+		out.Links = append(out.Links, jsonLink{
+			A:     jsonEnd{f.nodes[l.A.Node].Name, l.A.Port},
+			B:     jsonEnd{f.nodes[l.B.Node].Name, l.B.Port},
+			Width: l.Width.String(),
+			Speed: speedString(l.Speed),
+		})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func speedString(s Speed) string {
+	if s == 0 {
+		return ""
+	}
+	return s.String()
+}
+
+// ReadJSON reads a fabric written by WriteJSON. Unknown fields are errors.
+func ReadJSON(r io.Reader, file string) (*Fabric, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var in jsonFabric
+	if err := dec.Decode(&in); err != nil {
+		return nil, jsonError(file, data, dec, err)
+	}
+	if dec.More() {
+		return nil, &ParseError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the fabric object"}
+	}
+	errs := &errorList{file: file}
+	if in.Format != JSONFormat {
+		errs.add(0, "format is %q; want %q", in.Format, JSONFormat)
+		return nil, errs.err()
+	}
+	nodes := make([]Node, 0, len(in.Nodes))
+	ids := map[string]NodeID{}
+	for i, jn := range in.Nodes {
+		n := Node{Name: jn.Name, Ports: jn.Ports, Place: Placement{Rack: jn.Rack, U: jn.U}}
+		switch jn.Kind {
+		case "switch":
+			n.Kind = Switch
+		case "hca":
+			n.Kind = HCA
+		default:
+			errs.add(0, "nodes[%d] (%q): kind %q; want \"switch\" or \"hca\"", i, jn.Name, jn.Kind)
+		}
+		if jn.GUID != "" {
+			g, err := ParseGUID(jn.GUID)
+			if err != nil {
+				errs.add(0, "nodes[%d] (%q): %v", i, jn.Name, err)
+			}
+			n.GUID = g
+		}
+		for k, ja := range jn.Attrs {
+			if n.Attrs == nil {
+				n.Attrs = map[int]PortAttr{}
+			}
+			if _, dup := n.Attrs[ja.Port]; dup {
+				errs.add(0, "nodes[%d] (%q): port_attrs[%d]: port %d listed twice", i, jn.Name, k, ja.Port)
+			}
+			a := PortAttr{LID: ja.LID, LMC: ja.LMC}
+			if ja.GUID != "" {
+				g, err := ParseGUID(ja.GUID)
+				if err != nil {
+					errs.add(0, "nodes[%d] (%q): port_attrs[%d]: %v", i, jn.Name, k, err)
+				}
+				a.GUID = g
+			}
+			if a.LMC > 7 {
+				errs.add(0, "nodes[%d] (%q): port_attrs[%d]: lmc %d; LMC is 0..7", i, jn.Name, k, a.LMC)
+			}
+			n.Attrs[ja.Port] = a
+		}
+		if _, dup := ids[jn.Name]; !dup {
+			ids[jn.Name] = NodeID(i)
+		}
+		nodes = append(nodes, n)
+	}
+	links := make([]Link, 0, len(in.Links))
+	for i, jl := range in.Links {
+		l := Link{}
+		ok := true
+		for k, e := range [2]jsonEnd{jl.A, jl.B} {
+			id, found := ids[e.Node]
+			if !found {
+				errs.add(0, "links[%d].%c: unknown node %q", i, "ab"[k], e.Node)
+				ok = false
+			}
+			if k == 0 {
+				l.A = PortRef{id, e.Port}
+			} else {
+				l.B = PortRef{id, e.Port}
+			}
+		}
+		if jl.Width != "" {
+			w, err := ParseWidth(jl.Width)
+			if err != nil {
+				errs.add(0, "links[%d]: %v", i, err)
+			}
+			l.Width = w
+		}
+		if jl.Speed != "" {
+			s, err := ParseSpeed(jl.Speed)
+			if err != nil {
+				errs.add(0, "links[%d]: %v", i, err)
+			}
+			l.Speed = s
+		}
+		if ok {
+			links = append(links, l)
+		}
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	f, err := New(nodes, links)
+	return f, wrapValidation(file, err)
+}
+
+func jsonError(file string, data []byte, dec *json.Decoder, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &ParseError{File: file, Line: lineAt(data, syn.Offset), Msg: "JSON syntax: " + syn.Error()}
+	case errors.As(err, &typ):
+		return &ParseError{File: file, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("field %q: want a %s, not a JSON %s", typ.Field, typ.Type, typ.Value)}
+	case errors.Is(err, io.EOF):
+		return &ParseError{File: file, Msg: "empty input; want a JSON fabric object"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &ParseError{File: file, Line: lineAt(data, int64(len(data))), Msg: "input ends inside the JSON object"}
+	case strings.HasPrefix(err.Error(), "json: unknown field"):
+		return &ParseError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: strings.TrimPrefix(err.Error(), "json: ") + "; check the spelling against the schema in docs/formats.md"}
+	}
+	return &ParseError{File: file, Msg: err.Error()}
+}
+
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}

@@ -1,0 +1,220 @@
+package slimfly
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/graph/path"
+
+	"slimroute/fabric"
+)
+
+func TestFieldAxioms(t *testing.T) {
+	for _, q := range []int{2, 3, 4, 5, 7, 8, 9, 16, 25, 27, 32, 49, 64, 81, 121, 128} {
+		f, err := NewField(q)
+		if err != nil {
+			t.Fatalf("q=%d: %v", q, err)
+		}
+		// every nonzero element has an inverse, ξ generates the group, and
+		// multiplication distributes over addition (checked exhaustively
+		// for small q, on a sample otherwise)
+		step := 1
+		if q > 32 {
+			step = 7
+		}
+		for a := 0; a < q; a += 1 {
+			if f.Add(a, f.Neg(a)) != 0 {
+				t.Fatalf("q=%d: %d + (-%d) != 0", q, a, a)
+			}
+			if a != 0 {
+				found := false
+				for b := 1; b < q; b++ {
+					if f.Mul(a, b) == 1 {
+						found = true
+					}
+				}
+				if !found {
+					t.Fatalf("q=%d: %d has no inverse", q, a)
+				}
+			}
+			for b := 0; b < q; b += step {
+				for c := 0; c < q; c += step {
+					if f.Mul(a, f.Add(b, c)) != f.Add(f.Mul(a, b), f.Mul(a, c)) {
+						t.Fatalf("q=%d: %d·(%d+%d) is not distributive", q, a, b, c)
+					}
+				}
+			}
+		}
+		seen := map[int]bool{}
+		for k := 0; k < q-1; k++ {
+			seen[f.Pow(k)] = true
+		}
+		if len(seen) != q-1 || seen[0] {
+			t.Fatalf("q=%d: ξ generates %d elements, want %d", q, len(seen), q-1)
+		}
+	}
+}
+
+func TestNotPrimePowers(t *testing.T) {
+	for _, q := range []int{0, 1, 6, 10, 12, 15, 18, 20, 24, 26, 28, 30} {
+		if _, err := NewField(q); err == nil {
+			t.Errorf("q=%d accepted as a prime power", q)
+		}
+	}
+}
+
+func TestAdmissibleQs(t *testing.T) {
+	want := "[3 4 5 7 8 9 11 13 16 17 19 23 25 27 29 31 32]"
+	if got := fmt.Sprint(Admissible(32)); got != want {
+		t.Fatalf("Admissible(32) = %s, want %s", got, want)
+	}
+}
+
+// TestSlimFlyIsMMSGraphForEveryAdmissibleQ checks, for every admissible
+// q ≤ 32, the properties that define the topology: 2q² switches, every
+// switch of network degree (3q−δ)/2, a simple graph (no self-loops, no
+// parallel cables), diameter 2, the default endpoint count, and that the
+// fabric validates.
+func TestSlimFlyIsMMSGraphForEveryAdmissibleQ(t *testing.T) {
+	for _, q := range Admissible(32) {
+		q := q
+		t.Run(fmt.Sprintf("q=%d", q), func(t *testing.T) {
+			t.Parallel()
+			d, err := NewDesign(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := Build(Params{Q: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := fabric.ComputeStats(f)
+			if st.Switches != 2*q*q {
+				t.Errorf("switches = %d, want %d", st.Switches, 2*q*q)
+			}
+			kp := (3*q - d.Delta) / 2
+			if st.MinDegree != kp || st.MaxDegree != kp {
+				t.Errorf("degree in [%d,%d], want %d", st.MinDegree, st.MaxDegree, kp)
+			}
+			if st.ParallelLinks != 0 {
+				t.Errorf("%d parallel links; an MMS graph is simple", st.ParallelLinks)
+			}
+			if st.Diameter != 2 {
+				t.Errorf("diameter = %d, want 2", st.Diameter)
+			}
+			p := (kp + 1) / 2
+			if st.MinEndpoints != p || st.MaxEndpoints != p || st.HCAs != p*2*q*q {
+				t.Errorf("endpoints per switch in [%d,%d], HCAs %d; want %d per switch", st.MinEndpoints, st.MaxEndpoints, st.HCAs, p)
+			}
+			v := f.SwitchView()
+			for s := range v.Adj {
+				seen := map[int]bool{}
+				for _, c := range v.Adj[s] {
+					if c.Peer == s {
+						t.Fatalf("%s has a self-loop", f.Node(v.IDs[s]).Name)
+					}
+					seen[c.Peer] = true
+				}
+				if len(seen) != len(v.Adj[s]) {
+					t.Fatalf("%s has parallel cables", f.Node(v.IDs[s]).Name)
+				}
+			}
+		})
+	}
+}
+
+// TestDiameterAgreesWithGonum cross-checks our BFS against gonum's
+// Floyd–Warshall on the q=5 fabric.
+func TestDiameterAgreesWithGonum(t *testing.T) {
+	f, err := Build(Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := f.SwitchGraph()
+	all, _ := path.FloydWarshall(g)
+	max := 0.0
+	nodes := g.Nodes()
+	var ids []int64
+	for nodes.Next() {
+		ids = append(ids, nodes.Node().ID())
+	}
+	for _, a := range ids {
+		for _, b := range ids {
+			if w := all.Weight(a, b); w > max {
+				max = w
+			}
+		}
+	}
+	if max != 2 || fabric.ComputeStats(f).Diameter != 2 {
+		t.Fatalf("gonum diameter %v, ours %d", max, fabric.ComputeStats(f).Diameter)
+	}
+}
+
+func TestPaperDeploymentQ5(t *testing.T) {
+	f, err := Build(Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fabric.ComputeStats(f)
+	// NSDI'24: 50 switches, 200 endpoints, 5 racks, k′ = 7, p = 4.
+	if st.Switches != 50 || st.HCAs != 200 || st.MaxDegree != 7 || st.SwitchLinks != 175 {
+		t.Fatalf("stats %+v", st)
+	}
+	racks := map[int]int{}
+	for _, id := range f.IDsOf(fabric.Switch) {
+		racks[f.Node(id).Place.Rack]++
+	}
+	if len(racks) != 5 {
+		t.Fatalf("racks %v", racks)
+	}
+	for r, n := range racks {
+		if n != 10 {
+			t.Errorf("rack %d holds %d switches, want 2q = 10", r, n)
+		}
+	}
+	// Hosts on the low ports, network links above them.
+	id, _ := f.NodeByName("sw-0-2-4")
+	for p := 1; p <= 4; p++ {
+		peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
+		if !ok || f.Node(peer.Node).Kind != fabric.HCA {
+			t.Errorf("port %d of sw-0-2-4 does not carry an HCA", p)
+		}
+	}
+	for p := 5; p <= 11; p++ {
+		peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
+		if !ok || f.Node(peer.Node).Kind != fabric.Switch {
+			t.Errorf("port %d of sw-0-2-4 does not carry a switch link", p)
+		}
+	}
+}
+
+func TestBuildIsDeterministic(t *testing.T) {
+	a, _ := Build(Params{Q: 7})
+	b, _ := Build(Params{Q: 7})
+	var x, y strings.Builder
+	fabric.WriteIBSimNet(&x, a)
+	fabric.WriteIBSimNet(&y, b)
+	if x.String() != y.String() {
+		t.Fatal("two builds of q=7 differ")
+	}
+}
+
+func TestBadParametersAreClearErrors(t *testing.T) {
+	for _, c := range []struct {
+		p    Params
+		want string
+	}{
+		{Params{Q: 6}, "q=6 has no Slim Fly"},
+		{Params{Q: 2}, "q=2 has no Slim Fly"},
+		{Params{Q: 10}, "try q in"},
+		{Params{Q: 5, Radix: 8}, "needs 11 ports per switch (7 network + 4 endpoints), but radix is 8"},
+		{Params{Q: 5, Endpoints: -1}, "endpoints=-1"},
+		{Params{Q: 5, Radix: 300}, "at most 254"},
+	} {
+		_, err := Build(c.p)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.p, err, c.want)
+		}
+	}
+}
