@@ -97,7 +97,11 @@ func Parse(r io.Reader, file string) (Spec, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return s, &fabric.ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+			line := pe.Position.Line
+			if strings.Contains(pe.Message, `got '\n'`) && line > 1 {
+				line-- // the newline that ends line N is reported on line N+1
+			}
+			return s, &fabric.ParseError{File: file, Line: line, Msg: pe.Message}
 		}
 		return s, fmt.Errorf("%s: %w", file, err)
 	}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"slimroute/fabric"
+)
+
+func runApp(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := newApp(&out, &errb).Run(append([]string{"slimroute"}, args...))
+	return out.String(), err
+}
+
+// commands walks the command tree, returning each command's argument path.
+func commands(prefix []string, cmds []*cli.Command) [][]string {
+	var out [][]string
+	for _, c := range cmds {
+		p := append(append([]string(nil), prefix...), c.Name)
+		out = append(out, p)
+		out = append(out, commands(p, c.Subcommands)...)
+	}
+	return out
+}
+
+func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
+	for _, path := range commands(nil, newApp(nil, nil).Commands) {
+		out, err := runApp(t, append(path, "--help")...)
+		if err != nil {
+			t.Fatalf("%v --help: %v", path, err)
+		}
+		if !strings.Contains(out, "Example") || !strings.Contains(out, "slimroute "+path[0]) {
+			t.Errorf("%v --help has no example:\n%s", path, out)
+		}
+	}
+}
+
+func TestTopoWritesAtomicallyAndDeterministically(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.net"), filepath.Join(dir, "b.net")
+	for _, p := range []string{a, b} {
+		if _, err := runApp(t, "topo", "slimfly", "--q", "5", "-o", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, _ := os.ReadFile(a)
+	y, _ := os.ReadFile(b)
+	if len(x) == 0 || !bytes.Equal(x, y) {
+		t.Fatal("two runs wrote different bytes")
+	}
+	// a failed write (unknown format) leaves the old file and no temporary
+	if _, err := runApp(t, "topo", "slimfly", "--q", "5", "--format", "xml", "-o", a); err == nil {
+		t.Fatal("unknown format accepted")
+	}
+	z, _ := os.ReadFile(a)
+	entries, _ := os.ReadDir(dir)
+	if !bytes.Equal(x, z) || len(entries) != 2 {
+		t.Fatalf("failed write changed the directory: %d entries", len(entries))
+	}
+}
+
+func TestConvertAndStatsAgree(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "f.toml")
+	os.WriteFile(spec, []byte("kind = \"slimfly\"\n[slimfly]\nq = 7\n"), 0o644)
+	js := filepath.Join(dir, "f.json")
+	if _, err := runApp(t, "topo", "--config", spec, "--format", "json", "-o", js); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runApp(t, "topo", "stats", "--fabric", js, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st fabric.Stats
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Switches != 98 || st.Diameter != 2 || st.MaxDegree != 11 || st.HCAs != 588 {
+		t.Fatalf("stats of q=7 via JSON: %+v", st)
+	}
+	text, err := runApp(t, "topo", "stats", "--slimfly", "5")
+	if err != nil || !strings.Contains(text, "Moore-bound efficiency              100.0%") {
+		t.Fatalf("q=5 is the Hoffman–Singleton graph, efficiency 100%%:\n%s %v", text, err)
+	}
+}
+
+func TestErrorsAreOneClearLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"topo", "slimfly", "--q", "6"}, "q=6 has no Slim Fly"},
+		{[]string{"topo", "slimfly", "--q", "5", "--radix", "8"}, "needs 11 ports per switch"},
+		{[]string{"topo", "stats"}, "name one fabric"},
+		{[]string{"topo", "--fabric", "/nonexistent.net"}, "no such file"},
+		{[]string{"topo", "clos", "--radix", "8", "--spines", "3"}, "spread evenly"},
+	} {
+		_, err := runApp(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+			continue
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: error spans lines: %q", c.args, err)
+		}
+	}
+}
+
+func TestDemoWritesEveryFormat(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runApp(t, "demo", "-o", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "switches                            50") || !strings.Contains(out, "HCAs                                200") {
+		t.Errorf("demo output lacks the q=5 counts:\n%s", out)
+	}
+	for _, f := range fabric.ReadFormats {
+		path := filepath.Join(dir, "sf5"+f.Extension())
+		fh, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := fabric.Read(fh, path, f)
+		fh.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if st := fabric.ComputeStats(g); st.Switches != 50 || st.HCAs != 200 || st.Diameter != 2 {
+			t.Errorf("%s: %+v", path, st)
+		}
+	}
+}

@@ -1,0 +1,231 @@
+// Package ibsimtest runs the InfiniBand fabric simulator ibsim for tests,
+// and runs the real diagnostics (ibnetdiscover, ibroute, opensm, …) against
+// it through the umad2sim preload library.
+//
+// Every simulator gets its own abstract socket (IBSIM_SOCKNAME), so tests
+// can run side by side, and is stopped by its PID when the test ends,
+// whether it passed or failed. Tests that need the tools call Require: it
+// skips when they are missing, unless SLIMROUTE_REQUIRE_E2E=1 (set by
+// ./scripts/test and CI), in which case a missing tool fails the test.
+package ibsimtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"slimroute/fabric"
+)
+
+// Preload is the umad2sim library that redirects libibumad to ibsim.
+const Preload = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+
+// RequireEnv names the environment variable that turns a missing tool from
+// a skip into a failure.
+const RequireEnv = "SLIMROUTE_REQUIRE_E2E"
+
+// Require skips t (or fails it, under SLIMROUTE_REQUIRE_E2E=1) unless ibsim,
+// the umad2sim library and the named tools are installed.
+func Require(t testing.TB, tools ...string) {
+	t.Helper()
+	var missing []string
+	for _, tool := range append([]string{"ibsim"}, tools...) {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if _, err := os.Stat(Preload); err != nil {
+		missing = append(missing, Preload)
+	}
+	if len(missing) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("missing %s; install the Debian packages ibsim-utils libumad2sim0 infiniband-diags opensm (./scripts/test does)", strings.Join(missing, ", "))
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// Sim is one running ibsim.
+type Sim struct {
+	// Sock is the simulator's IBSIM_SOCKNAME.
+	Sock string
+	// Dir is a scratch directory that lives as long as the test.
+	Dir string
+	// NetFile is the net file the simulator runs.
+	NetFile string
+	cmd     *exec.Cmd
+	log     string
+	done    chan error
+	stopped atomic.Bool
+}
+
+var seq atomic.Int64
+
+// StartFabric writes f as an ibsim net file and simulates it.
+func StartFabric(t testing.TB, f *fabric.Fabric) *Sim {
+	t.Helper()
+	dir := t.TempDir()
+	net := filepath.Join(dir, "fabric.net")
+	var b bytes.Buffer
+	if err := fabric.WriteIBSimNet(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(net, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Start(t, net, LimitsFor(f)...)
+}
+
+// LimitsFor returns ibsim's -S/-N/-P options sized for f, with headroom.
+func LimitsFor(f *fabric.Fabric) []string {
+	var sw, nodes, ports int
+	for _, n := range f.Nodes() {
+		nodes++
+		ports += n.Ports + 1
+		if n.Kind == fabric.Switch {
+			sw++
+		}
+	}
+	return []string{
+		"-S", fmt.Sprint(max(256, sw+16)),
+		"-N", fmt.Sprint(max(2048, nodes+16)),
+		"-P", fmt.Sprint(max(13312, ports+64)),
+	}
+}
+
+// Start runs `ibsim -n -s [extra...] netfile` and waits until it is ready.
+// The simulator is stopped, by its PID, when the test ends.
+func Start(t testing.TB, netfile string, extra ...string) *Sim {
+	t.Helper()
+	Require(t)
+	dir := t.TempDir()
+	s := &Sim{
+		Sock:    fmt.Sprintf("slimroute-%d-%d", os.Getpid(), seq.Add(1)),
+		Dir:     dir,
+		NetFile: netfile,
+		log:     filepath.Join(dir, "ibsim.log"),
+		done:    make(chan error, 1),
+	}
+	logf, err := os.Create(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"-n", "-s"}, extra...)
+	args = append(args, netfile)
+	s.cmd = exec.Command("ibsim", args...)
+	s.cmd.Env = append(os.Environ(), "IBSIM_SOCKNAME="+s.Sock)
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatalf("starting ibsim: %v", err)
+	}
+	go func() { s.done <- s.cmd.Wait(); logf.Close() }()
+	t.Cleanup(s.Stop)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(s.log)
+		if bytes.Contains(b, []byte("Network simulator ready.")) {
+			return s
+		}
+		select {
+		case err := <-s.done:
+			s.stopped.Store(true)
+			t.Fatalf("ibsim exited before it was ready (%v):\n%s", err, tail(b))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ibsim not ready after 60 s:\n%s", tail(b))
+		}
+	}
+}
+
+// PID returns the simulator's process id.
+func (s *Sim) PID() int { return s.cmd.Process.Pid }
+
+// Log returns what the simulator printed so far.
+func (s *Sim) Log() string {
+	b, _ := os.ReadFile(s.log)
+	return string(b)
+}
+
+// Stop ends the simulator: SIGTERM to its process group (by PID), then
+// SIGKILL if it has not exited within five seconds. It is safe to call
+// more than once.
+func (s *Sim) Stop() {
+	if s.stopped.Swap(true) {
+		return
+	}
+	pid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+// Env returns the environment a client of this simulator needs.
+func (s *Sim) Env() []string {
+	return append(os.Environ(), "IBSIM_SOCKNAME="+s.Sock, "LD_PRELOAD="+Preload)
+}
+
+// Command prepares a diagnostic or OpenSM to run against the simulator.
+// The caller starts it; if it outlives the test, the caller stops it.
+func (s *Sim) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = s.Env()
+	cmd.Dir = s.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// Run runs a client to completion within timeout and returns its standard
+// output; a failure or time-out fails the test with the client's stderr.
+func (s *Sim) Run(t testing.TB, timeout time.Duration, name string, args ...string) string {
+	t.Helper()
+	out, err := s.TryRun(timeout, name, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TryRun is Run returning the error instead of failing the test.
+func (s *Sim) TryRun(timeout time.Duration, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := s.Command(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = errors.Join(err, fmt.Errorf("timed out after %v", timeout))
+	}
+	if err != nil {
+		return stdout.String(), fmt.Errorf("%s %s: %v\nstderr:\n%s\nibsim log:\n%s", name, strings.Join(args, " "), err, tail(stderr.Bytes()), tail([]byte(s.Log())))
+	}
+	return stdout.String(), nil
+}
+
+func tail(b []byte) string {
+	const n = 3000
+	if len(b) > n {
+		return "…" + string(b[len(b)-n:])
+	}
+	return string(b)
+}
