@@ -1,0 +1,394 @@
+package layers
+
+import (
+	"container/heap"
+	"math/rand/v2"
+	"slices"
+	"sort"
+)
+
+// almost builds the almost-minimal layers 1..L−1.
+type almost struct {
+	g     *graph
+	r     *Routing
+	load  []int64
+	seed  uint64
+	level []uint8 // [d*S + s]: layers that gave s a new in-bounds path to d
+
+	// per destination
+	t     int
+	tab   []uint8
+	dist  []int32
+	order []int32
+	hops  []int32 // pinned path length; -1 while unpinned
+	srcs  []int
+	rank  []int
+
+	// per source search
+	lo, hi int
+	own    []int   // channel ids of the source's earlier-layer paths
+	path   []int32 // switches of the partial path, source first
+	pidx   []uint8 // channel index taken at each of them
+	pch    []int   // channel ids taken
+	best   candidate
+	chain  []int
+
+	// fallback
+	fh       []int32
+	fc       []int64
+	fnext    []uint8
+	settled  []bool
+	fallback []bool
+	sub      []int64
+	pq       fallbackHeap
+	buf      []int
+	buf2     []int
+}
+
+type candidate struct {
+	found   bool
+	overlap int
+	cost    int64
+	length  int
+	nodes   []int32 // new switches, source first
+	idx     []uint8 // channel index each of them takes
+	chans   []int   // every channel of the path, to the destination
+}
+
+func newAlmost(g *graph, r *Routing, load []int64, seed uint64) *almost {
+	S := len(g.adj)
+	return &almost{
+		g: g, r: r, load: load, seed: seed,
+		level: make([]uint8, g.nEP*S),
+		dist:  make([]int32, S), order: make([]int32, 0, S),
+		hops: make([]int32, S), srcs: make([]int, 0, S), rank: make([]int, S),
+		fh: make([]int32, S), fc: make([]int64, S), fnext: make([]uint8, S),
+		settled: make([]bool, S), fallback: make([]bool, S), sub: make([]int64, S),
+	}
+}
+
+// layer builds layer k for every endpoint destination.
+func (a *almost) layer(k int) LayerStats {
+	g := a.g
+	S := len(g.adj)
+	st := LayerStats{Layer: k}
+	rng := rand.New(rand.NewPCG(a.seed, uint64(k)))
+	for d := 0; d < g.nEP; d++ {
+		a.t = g.dests[d].Switch
+		a.tab = a.r.next[k][d*S : (d+1)*S]
+		for i := range a.tab {
+			a.tab[i] = hopNone
+			a.hops[i] = -1
+		}
+		a.tab[a.t] = hopLocal
+		a.hops[a.t] = 0
+		a.order = g.bfs(a.t, a.dist, a.order)
+
+		// Sources in priority order: fewest alternatives so far first,
+		// switches without endpoints last, ties by a seeded shuffle.
+		lv := a.level[d*S : (d+1)*S]
+		a.srcs = a.srcs[:0]
+		for s := 0; s < S; s++ {
+			a.rank[s] = s
+			if s != a.t {
+				a.srcs = append(a.srcs, s)
+			}
+		}
+		rng.Shuffle(S, func(i, j int) { a.rank[i], a.rank[j] = a.rank[j], a.rank[i] })
+		sort.Slice(a.srcs, func(i, j int) bool {
+			x, y := a.srcs[i], a.srcs[j]
+			if lv[x] != lv[y] {
+				return lv[x] < lv[y]
+			}
+			if hx, hy := g.hosts[x] == 0, g.hosts[y] == 0; hx != hy {
+				return hy
+			}
+			return a.rank[x] < a.rank[y]
+		})
+		for _, s := range a.srcs {
+			if a.hops[s] >= 0 {
+				continue // pinned by an earlier source's path
+			}
+			a.lo, a.hi = a.r.Bounds.of(int(a.dist[s]))
+			a.own = a.own[:0]
+			for j := 0; j < k; j++ {
+				a.buf, _ = a.r.PathChannels(j, s, d, a.buf)
+				a.own = append(a.own, a.buf...)
+			}
+			a.search(s)
+			if a.best.found {
+				a.pin()
+			}
+		}
+		a.fill()
+
+		for s := 0; s < S; s++ {
+			if s == a.t {
+				continue
+			}
+			lo, hi := a.r.Bounds.of(int(a.dist[s]))
+			h := int(a.hops[s])
+			in := h >= lo && h <= hi
+			if in && lv[s] < 255 && a.isNew(k, s, d) {
+				lv[s]++
+			}
+			if g.hosts[s] == 0 {
+				continue
+			}
+			st.Pairs++
+			if in {
+				st.InBounds++
+			} else {
+				st.Fallback++
+			}
+			for len(st.Lengths) <= h {
+				st.Lengths = append(st.Lengths, 0)
+			}
+			st.Lengths[h]++
+		}
+	}
+	return st
+}
+
+// isNew reports whether the layer-k path of (s, d) differs from all its
+// earlier-layer paths.
+func (a *almost) isNew(k, s, d int) bool {
+	a.buf, _ = a.r.PathChannels(k, s, d, a.buf)
+	for j := 0; j < k; j++ {
+		a.buf2, _ = a.r.PathChannels(j, s, d, a.buf2)
+		if slices.Equal(a.buf, a.buf2) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *almost) ownCount(ch int) int {
+	n := 0
+	for _, c := range a.own {
+		if c == ch {
+			n++
+		}
+	}
+	return n
+}
+
+func (a *almost) onPath(x int) bool {
+	for _, p := range a.path {
+		if int(p) == x {
+			return true
+		}
+	}
+	return false
+}
+
+// worse reports whether (o, c, l) cannot beat the best candidate.
+func (a *almost) worse(o int, c int64, l int) bool {
+	b := &a.best
+	if !b.found {
+		return false
+	}
+	if o != b.overlap {
+		return o > b.overlap
+	}
+	if c != b.cost {
+		return c > b.cost
+	}
+	return l >= b.length
+}
+
+// search finds the best in-bounds path from s: fewest channels shared with
+// s's earlier paths to this destination, then least load, then fewest
+// hops, then first in port order. New switches on it must be unpinned;
+// reaching a pinned switch means following its pinned chain.
+func (a *almost) search(s int) {
+	a.best.found = false
+	a.path = append(a.path[:0], int32(s))
+	a.pidx = a.pidx[:0]
+	a.pch = a.pch[:0]
+	a.dfs(s, 0, 0)
+}
+
+func (a *almost) dfs(x, overlap int, cost int64) {
+	g := a.g
+	depth := len(a.path) - 1
+	for i, c := range g.adj[x] {
+		y := c.Peer
+		if a.onPath(y) {
+			continue
+		}
+		ch := g.chOff[x] + i
+		o := overlap + a.ownCount(ch)
+		k := cost + a.load[ch]
+		if a.worse(o, k, depth+1) {
+			continue
+		}
+		switch h := a.hops[y]; {
+		case y == a.t || h >= 0:
+			l := depth + 1 + int(h)
+			if l < a.lo || l > a.hi {
+				continue
+			}
+			a.chain = a.chain[:0]
+			for z := y; z != a.t; {
+				e := a.tab[z]
+				zc := g.chOff[z] + int(e)
+				o += a.ownCount(zc)
+				k += a.load[zc]
+				a.chain = append(a.chain, zc)
+				z = g.adj[z][e].Peer
+			}
+			if !a.worse(o, k, l) {
+				b := &a.best
+				b.found, b.overlap, b.cost, b.length = true, o, k, l
+				b.nodes = append(b.nodes[:0], a.path...)
+				b.idx = append(append(b.idx[:0], a.pidx...), uint8(i))
+				b.chans = append(append(append(b.chans[:0], a.pch...), ch), a.chain...)
+			}
+		case depth+1+int(a.dist[y]) <= a.hi:
+			a.path = append(a.path, int32(y))
+			a.pidx = append(a.pidx, uint8(i))
+			a.pch = append(a.pch, ch)
+			a.dfs(y, o, k)
+			a.path = a.path[:len(a.path)-1]
+			a.pidx = a.pidx[:len(a.pidx)-1]
+			a.pch = a.pch[:len(a.pch)-1]
+		}
+	}
+}
+
+// pin fixes the best path's new switches and charges its channels: hop i
+// carries the endpoints of all new switches up to it.
+func (a *almost) pin() {
+	b := &a.best
+	var acc int64
+	for i, ch := range b.chans {
+		if i < len(b.nodes) {
+			v := b.nodes[i]
+			a.tab[v] = b.idx[i]
+			a.hops[v] = int32(b.length - i)
+			acc += int64(a.g.hosts[v])
+		}
+		a.load[ch] += acc
+	}
+}
+
+// fill routes the switches left unpinned: a Dijkstra on (hops, load) from
+// the destination in which pinned switches keep their pinned routes and
+// unpinned ones may join any settled neighbour. Their load is charged
+// along their whole route.
+func (a *almost) fill() {
+	g := a.g
+	S := len(g.adj)
+	any := false
+	a.pq = a.pq[:0]
+	for v := 0; v < S; v++ {
+		a.settled[v] = a.hops[v] >= 0
+		a.fallback[v] = !a.settled[v]
+		any = any || a.fallback[v]
+	}
+	if !any {
+		return
+	}
+	// costs of pinned routes, shortest first
+	for _, v := range a.order {
+		if a.hops[v] < 0 {
+			continue
+		}
+		a.fh[v] = a.hops[v]
+		a.fc[v] = 0
+	}
+	for h := int32(1); h <= MaxSearchLen+1; h++ {
+		for _, v := range a.order {
+			if a.hops[v] == h {
+				c := g.adj[v][a.tab[v]]
+				a.fc[v] = a.fc[c.Peer] + a.load[g.chOff[v]+int(a.tab[v])]
+			}
+		}
+	}
+	for _, v := range a.order {
+		if a.settled[v] {
+			heap.Push(&a.pq, fallbackItem{a.fh[v], a.fc[v], v})
+		} else {
+			a.fh[v] = -1
+		}
+	}
+	for a.pq.Len() > 0 {
+		it := heap.Pop(&a.pq).(fallbackItem)
+		u := int(it.v)
+		if it.h != a.fh[u] || it.c != a.fc[u] {
+			continue
+		}
+		if a.fallback[u] {
+			if a.settled[u] {
+				continue
+			}
+			a.settled[u] = true
+		}
+		for i := range g.adj[u] {
+			rv := int(g.rev[g.chOff[u]+i])
+			v := g.adj[u][i].Peer
+			if !a.fallback[v] || a.settled[v] {
+				continue
+			}
+			h, c := it.h+1, it.c+a.load[rv]
+			if a.fh[v] < 0 || h < a.fh[v] || (h == a.fh[v] && c < a.fc[v]) {
+				a.fh[v], a.fc[v] = h, c
+				a.fnext[v] = uint8(rv - g.chOff[v])
+				heap.Push(&a.pq, fallbackItem{h, c, int32(v)})
+			}
+		}
+	}
+	// pin them, then charge loads from the farthest in
+	var fb []int32
+	for _, v := range a.order {
+		if a.fallback[v] {
+			a.tab[v] = a.fnext[v]
+			a.hops[v] = a.fh[v]
+			a.sub[v] = int64(g.hosts[v])
+			fb = append(fb, v)
+		}
+	}
+	sort.SliceStable(fb, func(i, j int) bool { return a.fh[fb[i]] > a.fh[fb[j]] })
+	for _, v := range fb {
+		ch := g.chOff[v] + int(a.tab[v])
+		a.load[ch] += a.sub[v]
+		p := g.adj[v][a.tab[v]].Peer
+		if a.fallback[p] {
+			a.sub[p] += a.sub[v]
+			continue
+		}
+		for z := p; z != a.t; {
+			e := a.tab[z]
+			a.load[g.chOff[z]+int(e)] += a.sub[v]
+			z = g.adj[z][e].Peer
+		}
+	}
+}
+
+type fallbackItem struct {
+	h int32
+	c int64
+	v int32
+}
+
+type fallbackHeap []fallbackItem
+
+func (h fallbackHeap) Len() int { return len(h) }
+func (h fallbackHeap) Less(i, j int) bool {
+	if h[i].h != h[j].h {
+		return h[i].h < h[j].h
+	}
+	if h[i].c != h[j].c {
+		return h[i].c < h[j].c
+	}
+	return h[i].v < h[j].v
+}
+func (h fallbackHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *fallbackHeap) Push(x any)   { *h = append(*h, x.(fallbackItem)) }
+func (h *fallbackHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}

@@ -1,0 +1,54 @@
+package layers
+
+import (
+	"slimroute/fabric"
+)
+
+// Compute routes every destination of f in opts.Layers layers. It fails on
+// bad options and on a disconnected fabric (an *UnreachableError naming the
+// groups of switches that cannot reach each other).
+func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	g, err := newGraph(f, opts.AvoidLinks)
+	if err != nil {
+		return nil, err
+	}
+	S := len(g.ids)
+	r := &Routing{Fabric: f, g: g, layers: opts.Layers, seed: opts.Seed, Unattached: g.unattached}
+	r.Bounds = Bounds{Min: opts.MinLen, Max: opts.MaxLen}
+	if opts.MinLen == 0 {
+		if diameter(g) == 2 {
+			r.Bounds = Bounds{Min: 2, Max: 3}
+		} else {
+			r.Bounds = Bounds{PerPair: true}
+		}
+	}
+	r.next = make([][]uint8, opts.Layers)
+	r.next[0] = make([]uint8, len(g.dests)*S)
+	for k := 1; k < opts.Layers; k++ {
+		r.next[k] = make([]uint8, g.nEP*S)
+	}
+	load := make([]int64, g.chOff[S])
+	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
+	if opts.Layers > 1 {
+		a := newAlmost(g, r, load, opts.Seed)
+		for k := 1; k < opts.Layers; k++ {
+			r.Stats = append(r.Stats, a.layer(k))
+		}
+	}
+	return r, nil
+}
+
+func diameter(g *graph) int {
+	S := len(g.adj)
+	dist, order := make([]int32, S), make([]int32, 0, S)
+	d := 0
+	for s := 0; s < S; s++ {
+		order = g.bfs(s, dist, order)
+		d = max(d, int(dist[order[len(order)-1]]))
+	}
+	return d
+}

@@ -1,0 +1,189 @@
+package layers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"slimroute/fabric"
+)
+
+// Dest is a destination of the routing: a cabled HCA port (an endpoint,
+// which owns 2^LMC LIDs) or a switch (its port 0, which owns one LID).
+type Dest struct {
+	Port       fabric.PortRef // the HCA port, or {switch, 0}
+	Switch     int            // index of the switch it hangs off (or is)
+	SwitchPort int            // port of Switch that faces it; 0 for a switch
+}
+
+// graph is the routing's view of the fabric: switches with their usable
+// inter-switch channels, the load of every channel, and the destinations.
+type graph struct {
+	f     *fabric.Fabric
+	ids   []fabric.NodeID
+	adj   [][]fabric.Channel // usable channels per switch, in port order
+	chOff []int              // global channel id = chOff[s] + index in adj[s]
+	rev   []int32            // global id of the opposite direction of each channel
+	hosts []int              // endpoints per switch: the weight of its traffic
+	dests []Dest             // endpoints first, then switches
+	nEP   int
+	// unattached lists cabled HCA ports that reach no switch (their cable
+	// is avoided).
+	unattached []fabric.PortRef
+}
+
+func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
+	if err := checkAvoid(f, avoid); err != nil {
+		return nil, err
+	}
+	skip := make(map[int]bool, len(avoid))
+	for _, i := range avoid {
+		skip[i] = true
+	}
+	v := f.SwitchView()
+	g := &graph{f: f, ids: v.IDs}
+	S := len(v.IDs)
+	if S == 0 {
+		return nil, fmt.Errorf("the fabric has no switches to route")
+	}
+	if S > 1<<24 {
+		return nil, fmt.Errorf("%d switches: more than slimroute routes", S)
+	}
+	g.adj = make([][]fabric.Channel, S)
+	g.chOff = make([]int, S+1)
+	g.hosts = make([]int, S)
+	for s := 0; s < S; s++ {
+		for _, c := range v.Adj[s] {
+			if !skip[c.Link] {
+				g.adj[s] = append(g.adj[s], c)
+			}
+		}
+		if len(g.adj[s]) > 253 {
+			return nil, fmt.Errorf("switch %q has %d inter-switch cables; at most 253 are supported", f.Node(v.IDs[s]).Name, len(g.adj[s]))
+		}
+		g.chOff[s+1] = g.chOff[s] + len(g.adj[s])
+	}
+	g.rev = make([]int32, g.chOff[S])
+	for s := 0; s < S; s++ {
+		for i, c := range g.adj[s] {
+			for j, b := range g.adj[c.Peer] {
+				if b.Port == c.PeerPort {
+					g.rev[g.chOff[s]+i] = int32(g.chOff[c.Peer] + j)
+				}
+			}
+		}
+	}
+	for s := 0; s < S; s++ {
+		for i, ep := range v.Endpoints[s] {
+			li, _ := f.LinkAt(ep)
+			if skip[li] {
+				g.unattached = append(g.unattached, ep)
+				continue
+			}
+			g.dests = append(g.dests, Dest{Port: ep, Switch: s, SwitchPort: v.Attach[s][i]})
+			g.hosts[s]++
+		}
+	}
+	// Endpoints in DFSSSP's destination order: switches with more endpoints
+	// first (ties by switch order), each switch's endpoints by port.
+	sort.SliceStable(g.dests, func(i, j int) bool {
+		a, b := g.dests[i], g.dests[j]
+		if g.hosts[a.Switch] != g.hosts[b.Switch] {
+			return g.hosts[a.Switch] > g.hosts[b.Switch]
+		}
+		if a.Switch != b.Switch {
+			return a.Switch < b.Switch
+		}
+		return a.SwitchPort < b.SwitchPort
+	})
+	g.nEP = len(g.dests)
+	for s := 0; s < S; s++ {
+		g.dests = append(g.dests, Dest{Port: fabric.PortRef{Node: v.IDs[s], Port: 0}, Switch: s})
+	}
+	if err := g.connected(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// UnreachableError reports a fabric whose switches fall apart into several
+// groups that cannot reach each other.
+type UnreachableError struct {
+	// Groups lists the switch names of each connected group, largest first.
+	Groups [][]string
+}
+
+func (e *UnreachableError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the fabric is disconnected: its switches form %d groups that cannot reach each other", len(e.Groups))
+	for i, grp := range e.Groups {
+		names := grp
+		more := ""
+		if len(names) > 6 {
+			names, more = names[:6], fmt.Sprintf(" and %d more", len(grp)-6)
+		}
+		fmt.Fprintf(&b, "; group %d (%d switches): %s%s", i+1, len(grp), strings.Join(names, ", "), more)
+	}
+	b.WriteString("; check the cabling (slimroute topo stats shows the components) or the avoided links")
+	return b.String()
+}
+
+func (g *graph) connected() error {
+	S := len(g.adj)
+	comp := make([]int, S)
+	for i := range comp {
+		comp[i] = -1
+	}
+	var groups [][]int
+	for s := 0; s < S; s++ {
+		if comp[s] >= 0 {
+			continue
+		}
+		members := []int{s}
+		comp[s] = len(groups)
+		for h := 0; h < len(members); h++ {
+			for _, c := range g.adj[members[h]] {
+				if comp[c.Peer] < 0 {
+					comp[c.Peer] = len(groups)
+					members = append(members, c.Peer)
+				}
+			}
+		}
+		groups = append(groups, members)
+	}
+	if len(groups) == 1 {
+		return nil
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return len(groups[i]) > len(groups[j]) })
+	e := &UnreachableError{}
+	for _, grp := range groups {
+		sort.Ints(grp)
+		names := make([]string, len(grp))
+		for i, s := range grp {
+			names[i] = g.f.Node(g.ids[s]).Name
+		}
+		e.Groups = append(e.Groups, names)
+	}
+	return e
+}
+
+// bfs fills dist with hop distances to t over usable channels (reverse
+// direction equals forward: cables are bidirectional) and returns the
+// switches in BFS order.
+func (g *graph) bfs(t int, dist []int32, order []int32) []int32 {
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[t] = 0
+	order = append(order[:0], int32(t))
+	for h := 0; h < len(order); h++ {
+		u := order[h]
+		for _, c := range g.adj[u] {
+			if dist[c.Peer] < 0 {
+				dist[c.Peer] = dist[u] + 1
+				order = append(order, int32(c.Peer))
+			}
+		}
+	}
+	return order
+}

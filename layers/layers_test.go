@@ -1,0 +1,325 @@
+package layers
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"slimroute/clos"
+	"slimroute/fabric"
+	"slimroute/slimfly"
+)
+
+// checkRouting asserts the properties every routing must have: in every
+// layer every switch reaches every destination without a loop along real
+// cables, so each layer is an in-tree per destination; layer 0 is minimal;
+// paths of layers ≥ 1 counted in bounds respect the bounds; the
+// statistics add up.
+func checkRouting(t *testing.T, f *fabric.Fabric, r *Routing) {
+	t.Helper()
+	S := r.NumSwitches()
+	dist := make([]int32, S)
+	order := make([]int32, 0, S)
+	for d, dest := range r.Dests() {
+		order = r.g.bfs(dest.Switch, dist, order)
+		layers := r.NumLayers()
+		if d >= r.NumEndpoints() {
+			layers = 1
+		}
+		for k := 0; k < layers; k++ {
+			for s := 0; s < S; s++ {
+				path, err := r.Path(k, s, d)
+				if err != nil {
+					t.Fatalf("layer %d: %v", k, err)
+				}
+				if path[len(path)-1] != dest.Switch {
+					t.Fatalf("layer %d: path from %d ends at %d, not at %d", k, s, path[len(path)-1], dest.Switch)
+				}
+				// every hop leaves through a cabled port toward the peer
+				for i := 0; i+1 < len(path); i++ {
+					c, local := r.Hop(k, path[i], d)
+					if local || c.Peer != path[i+1] {
+						t.Fatalf("layer %d: hop %d of %v inconsistent", k, i, path)
+					}
+					peer, ok := f.Peer(fabric.PortRef{Node: r.SwitchID(path[i]), Port: c.Port})
+					if !ok || peer.Node != r.SwitchID(path[i+1]) || peer.Port != c.PeerPort {
+						t.Fatalf("layer %d: port %d of %s does not lead to %s", k, c.Port, f.Node(r.SwitchID(path[i])).Name, f.Node(r.SwitchID(path[i+1])).Name)
+					}
+				}
+				hops := len(path) - 1
+				if k == 0 && hops != int(dist[s]) {
+					t.Fatalf("layer 0: path from %d to %s has %d hops, distance is %d", s, r.DestName(d), hops, dist[s])
+				}
+			}
+			// the destination's own switch delivers on the right port
+			if p := r.NextPort(k, dest.Switch, d); p != dest.SwitchPort {
+				t.Fatalf("layer %d: %s delivers %s on port %d, want %d", k, f.Node(r.SwitchID(dest.Switch)).Name, r.DestName(d), p, dest.SwitchPort)
+			}
+		}
+	}
+	for k, st := range r.Stats {
+		if st.InBounds+st.Fallback != st.Pairs {
+			t.Errorf("layer %d stats do not add up: %+v", k, st)
+		}
+		sum := 0
+		for _, n := range st.Lengths {
+			sum += n
+		}
+		if sum != st.Pairs {
+			t.Errorf("layer %d: length histogram counts %d pairs, not %d", k, sum, st.Pairs)
+		}
+	}
+	// recount in-bounds pairs from the tables
+	for k := 1; k < r.NumLayers(); k++ {
+		in := 0
+		for d := 0; d < r.NumEndpoints(); d++ {
+			order = r.g.bfs(r.Dests()[d].Switch, dist, order)
+			for s := 0; s < S; s++ {
+				if s == r.Dests()[d].Switch || r.Hosts(s) == 0 {
+					continue
+				}
+				path, _ := r.Path(k, s, d)
+				lo, hi := r.Bounds.of(int(dist[s]))
+				if h := len(path) - 1; h >= lo && h <= hi {
+					in++
+				}
+			}
+		}
+		if in != r.Stats[k].InBounds {
+			t.Errorf("layer %d: %d pairs in bounds by the tables, stats say %d", k, in, r.Stats[k].InBounds)
+		}
+	}
+}
+
+func TestSlimFlyLayersAreForwardingTreesPerDestination(t *testing.T) {
+	for _, q := range []int{3, 4, 5, 7} {
+		t.Run(fmt.Sprintf("q=%d", q), func(t *testing.T) {
+			f, err := slimfly.Build(slimfly.Params{Q: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Compute(f, Options{Layers: 4, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Bounds != (Bounds{Min: 2, Max: 3}) {
+				t.Errorf("bounds %v, want 2..3 on a diameter-2 Slim Fly", r.Bounds)
+			}
+			checkRouting(t, f, r)
+			for k := 1; k < 4; k++ {
+				if r.Stats[k].Lengths[3] == 0 {
+					t.Errorf("layer %d has no 3-hop paths: %+v", k, r.Stats[k])
+				}
+			}
+		})
+	}
+}
+
+func TestSameSeedSameTables(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 5})
+	a, _ := Compute(f, Options{Layers: 4, Seed: 7})
+	b, _ := Compute(f, Options{Layers: 4, Seed: 7})
+	for k := range a.next {
+		if !slices.Equal(a.next[k], b.next[k]) {
+			t.Fatalf("layer %d differs between two runs with the same seed", k)
+		}
+	}
+	c, _ := Compute(f, Options{Layers: 4, Seed: 8})
+	same := true
+	for k := 1; k < 4; k++ {
+		same = same && slices.Equal(a.next[k], c.next[k])
+	}
+	if same {
+		t.Error("another seed gave the same layers; the seed is not used")
+	}
+}
+
+// randomFabric builds a connected random switch graph with parallel cables,
+// switches without endpoints and dual-ported HCAs cabled to two switches.
+func randomFabric(t *testing.T, rng *rand.Rand, S int) *fabric.Fabric {
+	t.Helper()
+	var nodes []fabric.Node
+	var links []fabric.Link
+	next := make([]int, 0)
+	const ports = 40
+	for s := 0; s < S; s++ {
+		nodes = append(nodes, fabric.Node{Kind: fabric.Switch, Name: fmt.Sprintf("s%d", s), GUID: fabric.GUID(0x1000 + s), Ports: ports})
+		next = append(next, 1)
+	}
+	cable := func(a, b int) {
+		if next[a] > ports || next[b] > ports {
+			return
+		}
+		links = append(links, fabric.Link{A: fabric.PortRef{Node: fabric.NodeID(a), Port: next[a]}, B: fabric.PortRef{Node: fabric.NodeID(b), Port: next[b]}})
+		next[a]++
+		next[b]++
+	}
+	for s := 1; s < S; s++ {
+		cable(s, rng.IntN(s)) // spanning tree
+	}
+	for i := 0; i < S; i++ {
+		a, b := rng.IntN(S), rng.IntN(S)
+		if a != b {
+			cable(a, b) // may repeat a pair: parallel cables
+		}
+	}
+	for s := 0; s < S; s++ {
+		for h := rng.IntN(3) + btoi(s == 0); h > 0; h-- {
+			id := len(nodes)
+			nodes = append(nodes, fabric.Node{Kind: fabric.HCA, Name: fmt.Sprintf("h%d", id), GUID: fabric.GUID(0x100000 + id*16), Ports: 2})
+			next = append(next, 1)
+			cable(s, id)
+			if rng.IntN(4) == 0 || id == S {
+				cable(rng.IntN(S), id) // second port, maybe to another switch
+			}
+		}
+	}
+	f, err := fabric.New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestRandomConnectedFabrics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 0))
+	for i := 0; i < 30; i++ {
+		f := randomFabric(t, rng, 2+rng.IntN(30))
+		for _, L := range []int{1, 2, 4} {
+			r, err := Compute(f, Options{Layers: L, Seed: uint64(i)})
+			if err != nil {
+				t.Fatalf("fabric %d: %v", i, err)
+			}
+			checkRouting(t, f, r)
+		}
+	}
+}
+
+func TestFailuresKeepRoutingComplete(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 0))
+	sf, _ := slimfly.Build(slimfly.Params{Q: 5})
+	ft, _ := clos.Build(clos.Params{Levels: 3, Radix: 8})
+	for _, f := range []*fabric.Fabric{sf, ft} {
+		for trial := 0; trial < 4; trial++ {
+			// fail 5% of the inter-switch cables, and one switch
+			var avoid []int
+			for i, l := range f.Links() {
+				if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch && rng.IntN(20) == 0 {
+					avoid = append(avoid, i)
+				}
+			}
+			sw := f.IDsOf(fabric.Switch)
+			g, err := f.Without([]fabric.NodeID{sw[rng.IntN(len(sw))]}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Compute(f, Options{Layers: 4, AvoidLinks: avoid, Seed: uint64(trial)})
+			var ue *UnreachableError
+			if errors.As(err, &ue) {
+				continue // an unlucky draw split the fabric; covered below
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRouting(t, f, r)
+			for k := 0; k < r.NumLayers(); k++ {
+				for d := 0; d < r.NumEndpoints(); d++ {
+					for s := 0; s < r.NumSwitches(); s++ {
+						chans, _ := r.PathChannels(k, s, d, nil)
+						for _, ch := range chans {
+							_, c := r.ChannelAt(ch)
+							if slices.Contains(avoid, c.Link) {
+								t.Fatalf("layer %d uses avoided link %d", k, c.Link)
+							}
+						}
+					}
+				}
+			}
+			r2, err := Compute(g, Options{Layers: 4, Seed: 1})
+			if err != nil && !errors.As(err, &ue) {
+				t.Fatal(err)
+			}
+			if err == nil {
+				checkRouting(t, g, r2)
+			}
+		}
+	}
+}
+
+func TestDisconnectedFabricIsReported(t *testing.T) {
+	f, _ := clos.Build(clos.Params{Radix: 4}) // 4 leaves, 2 spines
+	var avoid []int
+	for i, l := range f.Links() {
+		if f.Node(l.A.Node).Name == "leaf-3" && f.Node(l.B.Node).Kind == fabric.Switch {
+			avoid = append(avoid, i)
+		}
+	}
+	_, err := Compute(f, Options{Layers: 2, AvoidLinks: avoid})
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || len(ue.Groups) != 2 || ue.Groups[1][0] != "leaf-3" {
+		t.Fatalf("error %v; want leaf-3 reported cut off", err)
+	}
+}
+
+func TestParallelCablesAndDualPortHCAs(t *testing.T) {
+	f, _ := clos.Build(clos.Params{Radix: 8, Spines: 2}) // two cables per leaf-spine pair
+	r, err := Compute(f, Options{Layers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRouting(t, f, r)
+	used := make([]int, r.NumChannels())
+	for k := 0; k < 4; k++ {
+		for d := 0; d < r.NumEndpoints(); d++ {
+			for s := 0; s < r.NumSwitches(); s++ {
+				chans, _ := r.PathChannels(k, s, d, nil)
+				for _, ch := range chans {
+					used[ch]++
+				}
+			}
+		}
+	}
+	for ch, n := range used {
+		if n == 0 {
+			s, c := r.ChannelAt(ch)
+			t.Errorf("channel %s port %d never used: parallel cables must all carry routes", f.Node(r.SwitchID(s)).Name, c.Port)
+		}
+	}
+	// a dual-ported HCA cabled to two switches is two destinations
+	rf := randomFabric(t, rand.New(rand.NewPCG(9, 9)), 12)
+	r2, err := Compute(rf, Options{Layers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports := map[fabric.NodeID]int{}
+	for _, d := range r2.Dests()[:r2.NumEndpoints()] {
+		ports[d.Port.Node]++
+	}
+	two := 0
+	for _, n := range ports {
+		if n == 2 {
+			two++
+		}
+	}
+	if two == 0 {
+		t.Fatal("no dual-ported HCA among the destinations; the test fabric should have some")
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 3})
+	for _, o := range []Options{{Layers: 3}, {Layers: 256}, {Layers: 4, MinLen: 2}, {Layers: 4, MinLen: 3, MaxLen: 2}, {Layers: 4, MinLen: 1, MaxLen: 9}, {AvoidLinks: []int{99999}}} {
+		if _, err := Compute(f, o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,111 @@
+// Package layers computes layered multipath routes: layer 0 minimal and
+// balanced, layers 1..L−1 almost-minimal paths that overlap as little as
+// possible with the earlier layers. Each layer is destination-based — for a
+// destination endpoint every switch has exactly one next hop, so the routes
+// toward it form a loop-free in-tree — and is meant to be programmed at LID
+// offset k under LMC log2(L).
+//
+// The algorithm (Compute) follows the layered routing of the Slim Fly
+// deployment (LNMP in the SPCL OpenSM fork, see ../shared/docs), reworked:
+//
+//   - Layer 0 routes destinations one at a time, in the DFSSSP/SSSP order
+//     (switches with more endpoints first), along minimal paths; among
+//     minimal paths each switch takes the one with the least accumulated
+//     load, and the load of every channel (directed cable) then grows by
+//     the number of source endpoints routed over it, in the direction the
+//     traffic flows.
+//   - Layer k ≥ 1 routes each destination's sources in priority order:
+//     pairs that received fewer in-bounds alternative paths in earlier
+//     layers first, ties broken by a seeded shuffle. Each source takes the
+//     path within the length bounds that shares the fewest channels with
+//     its own paths of earlier layers and, among those, carries the least
+//     load, while following the next hops already pinned for this
+//     destination in this layer (which keeps the layer a tree). Switches
+//     left without an in-bounds path get the shortest, least loaded route
+//     consistent with the pins, and are counted.
+//
+// Differences from the reference: results depend only on the input and the
+// seed; switches and endpoints are unlimited (32-bit indices); parallel
+// cables are distinct channels, used by every layer; every cabled HCA port
+// is a destination, so dual-ported HCAs work; loads are charged in the
+// direction traffic flows.
+package layers
+
+import (
+	"fmt"
+	"math/bits"
+
+	"slimroute/fabric"
+)
+
+// Options configure Compute.
+type Options struct {
+	// Layers is the number of layers L, a power of two from 1 to 128 (LMC
+	// 0..7). Zero means 4.
+	Layers int
+	// MinLen and MaxLen bound the switch-to-switch hops of the paths of
+	// layers ≥ 1. Zero means: 2 and 3 on a fabric of diameter 2 (Slim Fly),
+	// else per pair the minimal distance d and d+1.
+	MinLen, MaxLen int
+	// AvoidLinks lists indices into fabric.Links of cables not to use
+	// (failed or drained).
+	AvoidLinks []int
+	// Seed drives the tie-breaking shuffles; the same seed gives the same
+	// routing.
+	Seed uint64
+}
+
+// MaxSearchLen is the longest path the almost-minimal search explores.
+const MaxSearchLen = 6
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Layers == 0 {
+		o.Layers = 4
+	}
+	if o.Layers < 1 || o.Layers > 128 || bits.OnesCount(uint(o.Layers)) != 1 {
+		return o, fmt.Errorf("layers=%d: want a power of two from 1 to 128 (one layer per LID offset under LMC 0..7)", o.Layers)
+	}
+	if (o.MinLen == 0) != (o.MaxLen == 0) {
+		return o, fmt.Errorf("min-len=%d, max-len=%d: set both or neither", o.MinLen, o.MaxLen)
+	}
+	if o.MinLen < 0 || o.MaxLen < o.MinLen || o.MaxLen > MaxSearchLen {
+		return o, fmt.Errorf("min-len=%d, max-len=%d: want 1 ≤ min-len ≤ max-len ≤ %d", o.MinLen, o.MaxLen, MaxSearchLen)
+	}
+	return o, nil
+}
+
+// LMC returns log2(Layers): the LMC that gives every endpoint one LID per
+// layer.
+func LMC(layers int) int { return bits.TrailingZeros(uint(layers)) }
+
+// Bounds reports how path lengths are bounded in layers ≥ 1.
+type Bounds struct {
+	// PerPair is true when the bounds are [d, d+1] for a pair at distance d;
+	// otherwise every pair uses [Min, Max].
+	PerPair  bool
+	Min, Max int
+}
+
+func (b Bounds) String() string {
+	if b.PerPair {
+		return "minimal to minimal+1 hops"
+	}
+	return fmt.Sprintf("%d to %d hops", b.Min, b.Max)
+}
+
+func (b Bounds) of(dist int) (lo, hi int) {
+	if b.PerPair {
+		return dist, min(dist+1, MaxSearchLen)
+	}
+	return b.Min, b.Max
+}
+
+// check rejects avoided links that do not exist.
+func checkAvoid(f *fabric.Fabric, avoid []int) error {
+	for _, i := range avoid {
+		if i < 0 || i >= len(f.Links()) {
+			return fmt.Errorf("avoided link %d does not exist (the fabric has %d links)", i, len(f.Links()))
+		}
+	}
+	return nil
+}
