@@ -139,3 +139,33 @@ func TestDemoWritesEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestAnalyzeReportsLayersAndWritesCharts(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runApp(t, "analyze", "--slimfly", "5", "--permutations", "5", "--json", "--svg", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Layers     int   `json:"layers"`
+		Pairs      int   `json:"pairs"`
+		Disjoint   []int `json:"disjoint_at_least"`
+		LayerStats []struct {
+			Fallback int `json:"fallback"`
+		} `json:"layer_stats"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// q=5 is the Hoffman–Singleton graph (girth 5): the 7 neighbours of a
+	// switch have no 2- or 3-hop alternative, so 50·7·4 pairs fall back.
+	if rep.Layers != 4 || rep.Pairs != 9800 || len(rep.LayerStats) != 4 || rep.LayerStats[1].Fallback != 1400 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, name := range []string{"path-lengths.svg", "link-loads.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("<rect x=")) {
+			t.Errorf("%s: not a chart with bars (%v)", name, err)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"slimroute/analysis"
+	"slimroute/internal/atomicfile"
+	"slimroute/layers"
+)
+
+func analyzeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "analyze",
+		Usage: "measure a layered routing: path lengths, disjoint paths, forwarding index, link loads",
+		Description: `Routes the fabric with slimroute's layered engine, or reads the forwarding tables
+OpenSM dumped (--lfts), and reports the same figures for either.
+
+Examples:
+   slimroute analyze --slimfly 7 --layers 4
+   slimroute analyze --fabric sf7.net --lfts dump/opensm-lfts.dump --json
+   slimroute analyze --slimfly 5 --svg plots/`,
+		Flags: append(sourceFlags(),
+			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4, Usage: "layers (LID offsets), a power of two"},
+			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1 (default: 2 on diameter-2 fabrics, else minimal)"},
+			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1 (default: 3 on diameter-2 fabrics, else minimal+1)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the routing's tie-breaking and of the permutation sampling"},
+			&cli.IntFlag{Name: "permutations", Value: 100, Usage: "random permutations to sample"},
+			&cli.StringFlag{Name: "lfts", Usage: "analyze OpenSM's LFT dump `FILE` (opensm-lfts.dump) instead of routing"},
+			&cli.IntFlag{Name: "lft-layers", Usage: "with --lfts: layers = 2^LMC (default: from the LIDs per port)"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg and link-loads.svg to `DIR`"},
+		),
+		Action: func(c *cli.Context) error {
+			f, err := loadFabric(c)
+			if err != nil {
+				return err
+			}
+			var tab analysis.Tables
+			var stats []layers.LayerStats
+			engine := "slimroute layers"
+			if path := c.String("lfts"); path != "" {
+				fh, err := os.Open(path)
+				if err != nil {
+					return err
+				}
+				defer fh.Close()
+				if tab, err = analysis.ReadOpenSMLFTs(fh, path, f, c.Int("lft-layers")); err != nil {
+					return err
+				}
+				engine = "tables from " + path
+			} else {
+				r, err := layers.Compute(f, layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed")})
+				if err != nil {
+					return err
+				}
+				tab, stats = analysis.FromRouting(r), r.Stats
+				engine += fmt.Sprintf(" (%s in layers ≥ 1)", r.Bounds)
+			}
+			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return err
+			}
+			if dir := c.String("svg"); dir != "" {
+				if err := writeCharts(dir, rep, engine); err != nil {
+					return err
+				}
+			}
+			if c.Bool("json") {
+				out := struct {
+					Engine string              `json:"engine"`
+					Layers []layers.LayerStats `json:"layer_stats,omitempty"`
+					*analysis.Report
+				}{engine, stats, rep}
+				b, err := json.MarshalIndent(out, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
+				return err
+			}
+			return printReport(c.App.Writer, engine, rep, stats)
+		},
+	}
+}
+
+func writeCharts(dir string, rep *analysis.Report, engine string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	err := atomicfile.Write(filepath.Join(dir, "path-lengths.svg"), 0o644, func(w io.Writer) error {
+		return analysis.PathLengthChart(w, rep, "Path lengths per layer — "+engine)
+	})
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "link-loads.svg"), 0o644, func(w io.Writer) error {
+		return analysis.LoadChart(w, rep, "Channel loads, all-to-all — "+engine)
+	})
+}
+
+func pct(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(of))
+}
+
+func printReport(w io.Writer, engine string, rep *analysis.Report, stats []layers.LayerStats) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "engine\t%s\n", engine)
+	fmt.Fprintf(tw, "switches / endpoints / channels\t%d / %d / %d\n", rep.Switches, rep.Endpoints, rep.Channels)
+	fmt.Fprintf(tw, "pairs (source switch, destination endpoint)\t%d\n\n", rep.Pairs)
+	fmt.Fprintf(tw, "layer\tpath lengths (hops: pairs)\tin bounds\tfallback\tEFI max\tEFI mean (= lower bound)\n")
+	for k, h := range rep.PathLengths {
+		var parts []string
+		for i, n := range h {
+			if n > 0 {
+				parts = append(parts, fmt.Sprintf("%d: %d", i, n))
+			}
+		}
+		in, fb := "-", "-"
+		if k < len(stats) {
+			in, fb = fmt.Sprint(stats[k].InBounds), fmt.Sprint(stats[k].Fallback)
+		}
+		e := rep.EFI[k]
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.0f\t%.1f\n", k, strings.Join(parts, ", "), in, fb, e.Max, e.Mean)
+	}
+	fmt.Fprintf(tw, "\nlink-disjoint paths over the layers\tpairs\tswitch pairs (all endpoints)\n")
+	for n := 1; n < len(rep.Disjoint); n++ {
+		fmt.Fprintf(tw, "≥ %d\t%s\t%s\n", n, pct(rep.Disjoint[n], rep.Pairs), pct(rep.SwitchPairDisjoint[n], rep.SwitchPairs))
+	}
+	fmt.Fprintf(tw, "\ntraffic (flows split over layers)\tsamples\tmax link load\tmean max load\teffective bandwidth\n")
+	for _, p := range rep.Patterns {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", p.Name, p.Samples, p.MaxLoad, p.MeanMaxLoad, p.EffectiveBandwidth)
+	}
+	return tw.Flush()
+}
