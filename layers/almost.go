@@ -214,6 +214,16 @@ func (a *almost) dfs(x, overlap int, cost int64) {
 	depth := len(a.path) - 1
 	for i, c := range g.adj[x] {
 		y := c.Peer
+		// cheap length checks first: most neighbours cannot finish in bounds
+		h := a.hops[y]
+		terminal := y == a.t || h >= 0
+		if terminal {
+			if l := depth + 1 + int(h); l < a.lo || l > a.hi {
+				continue
+			}
+		} else if depth+1+int(a.dist[y]) > a.hi {
+			continue
+		}
 		if a.onPath(y) {
 			continue
 		}
@@ -223,29 +233,7 @@ func (a *almost) dfs(x, overlap int, cost int64) {
 		if a.worse(o, k, depth+1) {
 			continue
 		}
-		switch h := a.hops[y]; {
-		case y == a.t || h >= 0:
-			l := depth + 1 + int(h)
-			if l < a.lo || l > a.hi {
-				continue
-			}
-			a.chain = a.chain[:0]
-			for z := y; z != a.t; {
-				e := a.tab[z]
-				zc := g.chOff[z] + int(e)
-				o += a.ownCount(zc)
-				k += a.load[zc]
-				a.chain = append(a.chain, zc)
-				z = g.adj[z][e].Peer
-			}
-			if !a.worse(o, k, l) {
-				b := &a.best
-				b.found, b.overlap, b.cost, b.length = true, o, k, l
-				b.nodes = append(b.nodes[:0], a.path...)
-				b.idx = append(append(b.idx[:0], a.pidx...), uint8(i))
-				b.chans = append(append(append(b.chans[:0], a.pch...), ch), a.chain...)
-			}
-		case depth+1+int(a.dist[y]) <= a.hi:
+		if !terminal {
 			a.path = append(a.path, int32(y))
 			a.pidx = append(a.pidx, uint8(i))
 			a.pch = append(a.pch, ch)
@@ -253,6 +241,24 @@ func (a *almost) dfs(x, overlap int, cost int64) {
 			a.path = a.path[:len(a.path)-1]
 			a.pidx = a.pidx[:len(a.pidx)-1]
 			a.pch = a.pch[:len(a.pch)-1]
+			continue
+		}
+		l := depth + 1 + int(h)
+		a.chain = a.chain[:0]
+		for z := y; z != a.t; {
+			e := a.tab[z]
+			zc := g.chOff[z] + int(e)
+			o += a.ownCount(zc)
+			k += a.load[zc]
+			a.chain = append(a.chain, zc)
+			z = g.adj[z][e].Peer
+		}
+		if !a.worse(o, k, l) {
+			b := &a.best
+			b.found, b.overlap, b.cost, b.length = true, o, k, l
+			b.nodes = append(b.nodes[:0], a.path...)
+			b.idx = append(append(b.idx[:0], a.pidx...), uint8(i))
+			b.chans = append(append(append(b.chans[:0], a.pch...), ch), a.chain...)
 		}
 	}
 }

@@ -36,6 +36,8 @@ Examples:
 			&cli.StringFlag{Name: "lfts", Usage: "analyze OpenSM's LFT dump `FILE` (opensm-lfts.dump) instead of routing"},
 			&cli.IntFlag{Name: "lft-layers", Usage: "with --lfts: layers = 2^LMC (default: from the LIDs per port)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.StringFlag{Name: "summary", Usage: "print one tab-separated line of key figures labelled `NAME` (for comparison tables)"},
+			&cli.BoolFlag{Name: "summary-header", Usage: "with --summary: print the column names first"},
 			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg and link-loads.svg to `DIR`"},
 		),
 		Action: func(c *cli.Context) error {
@@ -72,6 +74,9 @@ Examples:
 				if err := writeCharts(dir, rep, engine); err != nil {
 					return err
 				}
+			}
+			if name := c.String("summary"); name != "" {
+				return printSummary(c.App.Writer, name, rep, c.Bool("summary-header"))
 			}
 			if c.Bool("json") {
 				out := struct {
@@ -142,4 +147,32 @@ func printReport(w io.Writer, engine string, rep *analysis.Report, stats []layer
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", p.Name, p.Samples, p.MaxLoad, p.MeanMaxLoad, p.EffectiveBandwidth)
 	}
 	return tw.Flush()
+}
+
+// printSummary prints the figures the comparison scripts tabulate.
+func printSummary(w io.Writer, name string, rep *analysis.Report, header bool) error {
+	share := func(n, of int) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(max(of, 1))) }
+	at := func(x []int, i int) int {
+		if i < len(x) {
+			return x[i]
+		}
+		return 0
+	}
+	efiMax := 0.0
+	for _, e := range rep.EFI {
+		efiMax = max(efiMax, e.Max)
+	}
+	var perm analysis.PatternLoad
+	for _, p := range rep.Patterns {
+		if p.Name == "random permutations" {
+			perm = p
+		}
+	}
+	if header {
+		fmt.Fprintln(w, "engine\tlayers\tpairs >=2 disjoint\tpairs >=3 disjoint\tswitch pairs >=3\tmax EFI\tperm mean max load\tperm eff. bandwidth")
+	}
+	_, err := fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.3f\t%.3f\n", name, rep.Layers,
+		share(at(rep.Disjoint, 2), rep.Pairs), share(at(rep.Disjoint, 3), rep.Pairs),
+		share(at(rep.SwitchPairDisjoint, 3), rep.SwitchPairs), efiMax, perm.MeanMaxLoad, perm.EffectiveBandwidth)
+	return err
 }

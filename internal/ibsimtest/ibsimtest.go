@@ -229,3 +229,28 @@ func tail(b []byte) string {
 	}
 	return string(b)
 }
+
+// OpenSM runs one OpenSM sweep (opensm -o) against the simulator with the
+// given options, dumping its tables (-D 0x43), and returns the directory
+// holding opensm-lfts.dump, opensm-subnet.lst, the other dumps and
+// opensm.log. It fails the test unless OpenSM brings the subnet up.
+func (s *Sim) OpenSM(t testing.TB, timeout time.Duration, args ...string) string {
+	t.Helper()
+	Require(t, "opensm")
+	dir, err := os.MkdirTemp(s.Dir, "opensm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "opensm.log")
+	full := append([]string{"-o", "-f", log, "-D", "0x43", "--dump_files_dir", dir}, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := s.Command(ctx, "opensm", full...)
+	cmd.Env = append(cmd.Env, "OSM_CACHE_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	b, _ := os.ReadFile(log)
+	if err != nil || !bytes.Contains(b, []byte("SUBNET UP")) {
+		t.Fatalf("opensm %s: %v (no SUBNET UP)\n%s\nlog:\n%s", strings.Join(args, " "), err, tail(out), tail(b))
+	}
+	return dir
+}
