@@ -417,12 +417,17 @@ func (a *almost) fill() {
 			}
 		}
 	}
-	// pin them, then charge loads from the farthest in
-	var fb []int32
 	for _, v := range a.order {
 		if a.fallback[v] {
 			a.tab[v] = a.fnext[v]
 			a.hops[v] = a.fh[v]
+		}
+	}
+	a.unstrand()
+	// charge loads from the farthest in
+	var fb []int32
+	for _, v := range a.order {
+		if a.fallback[v] {
 			a.sub[v] = int64(g.hosts[v])
 			fb = append(fb, v)
 		}
@@ -442,6 +447,61 @@ func (a *almost) fill() {
 			z = g.adj[z][e].Peer
 		}
 	}
+}
+
+// unstrand bounds every route by the longer of the pair's upper bound and
+// its distance. A switch whose neighbours toward the destination were all
+// pinned to long paths can be left with a longer route; it and the chain
+// below it are re-routed along a minimal path (least loaded channel at each
+// step). Each re-routed switch then points strictly closer to the
+// destination, so the layer stays loop-free and no route grows: the
+// switches above it only get shorter routes. The re-routed switches count
+// as fallback.
+func (a *almost) unstrand() {
+	g := a.g
+	changed := false
+	for _, v := range a.order {
+		_, hi := a.r.Bounds.of(int(a.dist[v]))
+		if int(a.hops[v]) <= max(hi, int(a.dist[v])) {
+			continue
+		}
+		for x := int(v); x != a.t && a.hops[x] != a.dist[x]; {
+			best := -1
+			for i, c := range g.adj[x] {
+				if a.dist[c.Peer] == a.dist[x]-1 && (best < 0 || a.load[g.chOff[x]+i] < a.load[g.chOff[x]+best]) {
+					best = i
+				}
+			}
+			a.tab[x] = uint8(best)
+			a.hops[x] = a.dist[x]
+			a.fallback[x] = true
+			x = g.adj[x][best].Peer
+		}
+		changed = true
+	}
+	if !changed {
+		return
+	}
+	// recompute every route length: walk to the first switch already known
+	for i := range a.hops {
+		a.fh[i] = -1
+	}
+	a.fh[a.t] = 0
+	var stack []int
+	for _, v := range a.order {
+		x := int(v)
+		for a.fh[x] < 0 {
+			stack = append(stack, x)
+			x = g.adj[x][a.tab[x]].Peer
+		}
+		for len(stack) > 0 {
+			y := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			a.fh[y] = a.fh[x] + 1
+			x = y
+		}
+	}
+	copy(a.hops, a.fh)
 }
 
 type fallbackItem struct {

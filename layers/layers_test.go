@@ -49,6 +49,9 @@ func checkRouting(t *testing.T, f *fabric.Fabric, r *Routing) {
 					}
 				}
 				hops := len(path) - 1
+				if _, hi := r.Bounds.of(int(dist[s])); hops > max(hi, int(dist[s])) {
+					t.Fatalf("layer %d: path from %d to %s has %d hops, above the bound %d", k, s, r.DestName(d), hops, max(hi, int(dist[s])))
+				}
 				if k == 0 && hops != int(dist[s]) {
 					t.Fatalf("layer 0: path from %d to %s has %d hops, distance is %d", s, r.DestName(d), hops, dist[s])
 				}
