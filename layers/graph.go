@@ -21,6 +21,7 @@ type Dest struct {
 type graph struct {
 	f     *fabric.Fabric
 	ids   []fabric.NodeID
+	index []int              // NodeID -> switch index, -1 for HCAs
 	adj   [][]fabric.Channel // usable channels per switch, in port order
 	chOff []int              // global channel id = chOff[s] + index in adj[s]
 	rev   []int32            // global id of the opposite direction of each channel
@@ -41,7 +42,7 @@ func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
 		skip[i] = true
 	}
 	v := f.SwitchView()
-	g := &graph{f: f, ids: v.IDs}
+	g := &graph{f: f, ids: v.IDs, index: v.Index}
 	S := len(v.IDs)
 	if S == 0 {
 		return nil, fmt.Errorf("the fabric has no switches to route")

@@ -53,6 +53,9 @@ func (r *Routing) NumLayers() int { return r.layers }
 // NodeID order.
 func (r *Routing) NumSwitches() int { return len(r.g.ids) }
 
+// SwitchIndex returns the switch index of node id, or -1 for an HCA.
+func (r *Routing) SwitchIndex(id fabric.NodeID) int { return r.g.index[id] }
+
 // SwitchID returns the node of switch index s.
 func (r *Routing) SwitchID(s int) fabric.NodeID { return r.g.ids[s] }
 

@@ -1,0 +1,116 @@
+package deadlock
+
+import "sort"
+
+// dag is a channel dependency graph kept acyclic as dependencies are added
+// (the way LASH, Skeie et al. 2002, fills its layers). It maintains a
+// topological order (Pearce and Kelly, "A dynamic topological sort
+// algorithm for directed acyclic graphs", JEA 2006): an edge that agrees
+// with the order is accepted at once; otherwise only the nodes between its
+// ends in the order are searched, and reordered if no cycle closes.
+type dag struct {
+	succ, pred [][]int32
+	has        map[uint64]struct{}
+	ord        []int32 // position of each node in the topological order
+	mark       []uint32
+	epoch      uint32
+	stack      []int32
+	fwd, back  []int32
+	added      [][2]int32 // edges of the route being added, for rollback
+}
+
+func newDAG(n int) *dag {
+	g := &dag{succ: make([][]int32, n), pred: make([][]int32, n), has: map[uint64]struct{}{}, ord: make([]int32, n), mark: make([]uint32, n)}
+	for i := range g.ord {
+		g.ord[i] = int32(i)
+	}
+	return g
+}
+
+// addEdge adds a → b unless it closes a cycle.
+func (g *dag) addEdge(a, b int32) bool {
+	if a == b {
+		return false
+	}
+	if lb, ub := g.ord[b], g.ord[a]; lb < ub {
+		// b precedes a: search forward from b within ord ≤ ub
+		g.epoch++
+		g.fwd = g.fwd[:0]
+		g.stack = append(g.stack[:0], b)
+		g.mark[b] = g.epoch
+		for len(g.stack) > 0 {
+			x := g.stack[len(g.stack)-1]
+			g.stack = g.stack[:len(g.stack)-1]
+			g.fwd = append(g.fwd, x)
+			for _, y := range g.succ[x] {
+				if y == a {
+					return false // a cycle: b reaches a
+				}
+				if g.mark[y] != g.epoch && g.ord[y] < ub {
+					g.mark[y] = g.epoch
+					g.stack = append(g.stack, y)
+				}
+			}
+		}
+		// and backward from a within ord ≥ lb
+		g.back = g.back[:0]
+		g.stack = append(g.stack[:0], a)
+		g.mark[a] = g.epoch
+		for len(g.stack) > 0 {
+			x := g.stack[len(g.stack)-1]
+			g.stack = g.stack[:len(g.stack)-1]
+			g.back = append(g.back, x)
+			for _, y := range g.pred[x] {
+				if g.mark[y] != g.epoch && g.ord[y] > lb {
+					g.mark[y] = g.epoch
+					g.stack = append(g.stack, y)
+				}
+			}
+		}
+		// the backward set goes first, then the forward set, into the
+		// positions both occupied
+		byOrd := func(s []int32) {
+			sort.Slice(s, func(i, j int) bool { return g.ord[s[i]] < g.ord[s[j]] })
+		}
+		byOrd(g.back)
+		byOrd(g.fwd)
+		nodes := append(append([]int32(nil), g.back...), g.fwd...)
+		pos := make([]int32, len(nodes))
+		for i, x := range nodes {
+			pos[i] = g.ord[x]
+		}
+		sort.Slice(pos, func(i, j int) bool { return pos[i] < pos[j] })
+		for i, x := range nodes {
+			g.ord[x] = pos[i]
+		}
+	}
+	g.succ[a] = append(g.succ[a], b)
+	g.pred[b] = append(g.pred[b], a)
+	return true
+}
+
+// tryAdd adds the dependencies of a route through the channels in order,
+// unless one of them would close a cycle; then it adds none. Removing
+// edges keeps the topological order valid.
+func (g *dag) tryAdd(chans []int32) bool {
+	g.added = g.added[:0]
+	for j := 0; j+1 < len(chans); j++ {
+		a, b := chans[j], chans[j+1]
+		k := uint64(a)<<32 | uint64(uint32(b))
+		if _, ok := g.has[k]; ok {
+			continue
+		}
+		if !g.addEdge(a, b) {
+			for i := len(g.added) - 1; i >= 0; i-- {
+				e := g.added[i]
+				g.succ[e[0]] = g.succ[e[0]][:len(g.succ[e[0]])-1]
+				g.pred[e[1]] = g.pred[e[1]][:len(g.pred[e[1]])-1]
+				delete(g.has, uint64(e[0])<<32|uint64(uint32(e[1])))
+			}
+			return false
+		}
+		g.has[k] = struct{}{}
+		g.added = append(g.added, [2]int32{a, b})
+	}
+	return true
+}

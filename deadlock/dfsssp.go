@@ -1,0 +1,278 @@
+package deadlock
+
+import (
+	"fmt"
+
+	"slimroute/layers"
+)
+
+// AssignDFSSSP separates the routes of r into virtual layers — one VL
+// each — whose channel dependency graphs are acyclic, as DFSSSP does
+// (Domke, Hoefler and Nagel, IPDPS 2011). Two packings are tried:
+//
+//   - first fit (the first choice): routes, minimal layer first, each go to
+//     the lowest VL whose CDG stays acyclic with them (as LASH fills its
+//     layers; acyclicity kept by a dynamic topological order);
+//   - cycle breaking (DFSSSP's own, tried when first fit runs out of VLs):
+//     all routes start on VL 0; while its CDG has a cycle, the routes of
+//     the cycle's least used edge leave, each to the lowest higher VL that
+//     stays acyclic.
+//
+// Measured on Slim Fly with 4 layers, first fit needs 4, 4 and 5 VLs for
+// q = 5, 7, 11 where cycle breaking needs 6, 8 and 10; with one (minimal)
+// layer both need 2–3. Then the fullest VLs are split into the spare ones
+// (a subset of an acyclic set stays acyclic), so traffic spreads over all
+// opts.VLs. A route's SL is its VL, and every SL2VL table is the identity.
+//
+// When opts.VLs are not enough it fails, saying how many routes fit
+// nowhere, unless opts.BestEffort is set: then those routes go on the last
+// VL, unprotected, and are listed in Assignment.OnCycle.
+func AssignDFSSSP(r *layers.Routing, opts Options) (*Assignment, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	routes := enumerate(r)
+	// channel sequences, flattened
+	off := make([]int32, len(routes)+1)
+	var chans []int32
+	var buf []int
+	for i, rt := range routes {
+		buf, err = r.PathChannels(int(rt.layer), int(rt.s), int(rt.d), buf)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range buf {
+			chans = append(chans, int32(c))
+		}
+		off[i+1] = int32(len(chans))
+	}
+	C := r.NumChannels()
+	a := newAssignment(r, SchemeDFSSSP)
+	vl, failed := packFirstFit(routes, off, chans, C, opts.VLs)
+	a.Packing = "first fit"
+	if len(failed) > 0 {
+		if vl2, failed2 := packBreaking(routes, off, chans, C, opts.VLs); better(vl2, failed2, vl, failed) {
+			vl, failed = vl2, failed2
+			a.Packing = "cycle breaking"
+		}
+	}
+	if len(failed) > 0 {
+		if !opts.BestEffort {
+			return nil, fmt.Errorf("DFSSSP needs more than %d VLs: %d routes fit on no VL without closing a cycle; allow more VLs (--vls), use the hop-indexed scheme (--deadlock hops), or accept unprotected routes (--best-effort)", opts.VLs, len(failed))
+		}
+		a.RoutesOnCycle = len(failed)
+		for _, ri := range failed {
+			if len(a.OnCycle) == 50 {
+				break
+			}
+			rt := routes[ri]
+			a.OnCycle = append(a.OnCycle, fmt.Sprintf("layer %d: %s -> %s", rt.layer, a.r.Fabric.Node(a.r.SwitchID(int(rt.s))).Name, a.r.DestName(int(rt.d))))
+		}
+	}
+	used := vlsUsed(vl)
+	a.Needed = used
+	used = spread(routes, vl, used, opts.VLs)
+	for i, rt := range routes {
+		*a.slot(int(rt.layer), int(rt.s), int(rt.d)) = vl[i]
+	}
+	a.VLs, a.SLs = used, used
+	return a, nil
+}
+
+// packBreaking is DFSSSP's packing: every route starts on VL 0 and the
+// cycles of VL 0 are broken by moving the routes of each cycle's least used
+// edge; a moved route goes to the lowest higher VL where its dependencies
+// close no cycle. Routes that fit nowhere are returned (on the last VL).
+func packBreaking(routes []route, off, chans []int32, C, vls int) ([]uint8, []int32) {
+	vl := make([]uint8, len(routes))
+	higher := make([]*dag, vls)
+	for v := 1; v < vls; v++ {
+		higher[v] = newDAG(C)
+	}
+	var failed []int32
+	breakCycles(routes, off, chans, vl, C, func(ri int32) {
+		edges := chans[off[ri]:off[ri+1]]
+		for v := 1; v < vls; v++ {
+			if higher[v].tryAdd(edges) {
+				vl[ri] = uint8(v)
+				return
+			}
+		}
+		failed = append(failed, ri)
+		vl[ri] = uint8(vls - 1)
+	})
+	return vl, failed
+}
+
+// packFirstFit places the routes one by one, in route order (layer 0, the
+// minimal layer, first), on the lowest VL where they close no cycle.
+func packFirstFit(routes []route, off, chans []int32, C, vls int) ([]uint8, []int32) {
+	vl := make([]uint8, len(routes))
+	dags := make([]*dag, vls)
+	var failed []int32
+	for ri := range routes {
+		edges := chans[off[ri]:off[ri+1]]
+		placed := false
+		for v := 0; v < vls && !placed; v++ {
+			if dags[v] == nil {
+				dags[v] = newDAG(C)
+			}
+			if dags[v].tryAdd(edges) {
+				vl[ri] = uint8(v)
+				placed = true
+			}
+		}
+		if !placed {
+			failed = append(failed, int32(ri))
+			vl[ri] = uint8(vls - 1)
+		}
+	}
+	return vl, failed
+}
+
+func vlsUsed(vl []uint8) int {
+	used := 1
+	for _, v := range vl {
+		used = max(used, int(v)+1)
+	}
+	return used
+}
+
+// better prefers fewer routes left on cycles, then fewer VLs.
+func better(vl []uint8, failed []int32, than []uint8, thanFailed []int32) bool {
+	if len(failed) != len(thanFailed) {
+		return len(failed) < len(thanFailed)
+	}
+	return vlsUsed(vl) < vlsUsed(than)
+}
+
+// cdgEdge is a dependency between two channels with the routes inducing it.
+type cdgEdge struct {
+	from, to int32
+	count    int32
+	routes   []int32
+}
+
+// breakCycles makes the CDG of the routes on VL 0 acyclic: while it has a
+// cycle, the routes inducing the cycle's least used edge leave VL 0 and are
+// handed to place.
+func breakCycles(routes []route, off, chans []int32, vl []uint8, C int, place func(int32)) {
+	ids := map[uint64]int32{}
+	var edges []cdgEdge
+	key := func(a, b int32) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
+	for i := range routes {
+		for j := off[i]; j+1 < off[i+1]; j++ {
+			k := key(chans[j], chans[j+1])
+			e, ok := ids[k]
+			if !ok {
+				e = int32(len(edges))
+				ids[k] = e
+				edges = append(edges, cdgEdge{from: chans[j], to: chans[j+1]})
+			}
+			edges[e].count++
+			edges[e].routes = append(edges[e].routes, int32(i))
+		}
+	}
+	adjOff := make([]int32, C+1)
+	for _, e := range edges {
+		adjOff[e.from+1]++
+	}
+	for c := 0; c < C; c++ {
+		adjOff[c+1] += adjOff[c]
+	}
+	adj := make([]int32, len(edges))
+	fill := append([]int32(nil), adjOff[:C]...)
+	for i, e := range edges {
+		adj[fill[e.from]] = int32(i)
+		fill[e.from]++
+	}
+	const white, gray, black = 0, 1, 2
+	color := make([]uint8, C)
+	next := make([]int32, C)
+	type frame struct{ node, via int32 } // via: edge that led here, -1 at a root
+	var stack []frame
+	for root := 0; root < C; root++ {
+		if color[root] != white {
+			continue
+		}
+		stack = append(stack[:0], frame{int32(root), -1})
+		color[root], next[root] = gray, adjOff[root]
+		for len(stack) > 0 {
+			u := stack[len(stack)-1].node
+			if next[u] == adjOff[u+1] {
+				color[u] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			ei := adj[next[u]]
+			next[u]++
+			e := &edges[ei]
+			if e.count == 0 {
+				continue
+			}
+			switch color[e.to] {
+			case white:
+				color[e.to], next[e.to] = gray, adjOff[e.to]
+				stack = append(stack, frame{e.to, ei})
+			case gray:
+				// the cycle: stack from e.to to u, closed by ei
+				best := ei
+				for i := len(stack) - 1; stack[i].node != e.to; i-- {
+					if c := stack[i].via; edges[c].count < edges[best].count {
+						best = c
+					}
+				}
+				for _, ri := range edges[best].routes {
+					if vl[ri] != 0 {
+						continue
+					}
+					for j := off[ri]; j+1 < off[ri+1]; j++ {
+						edges[ids[key(chans[j], chans[j+1])]].count--
+					}
+					place(ri)
+				}
+				// restart from the root: gray nodes become white again,
+				// black ones stay (removing edges creates no cycle)
+				for _, fr := range stack {
+					color[fr.node] = white
+				}
+				stack = append(stack[:0], frame{int32(root), -1})
+				color[root], next[root] = gray, adjOff[root]
+			}
+		}
+	}
+}
+
+// spread moves routes from the fullest VLs into the unused ones, half a VL
+// at a time, and returns the number of VLs then in use. Moving part of an
+// acyclic VL's routes to an empty VL leaves both acyclic.
+func spread(routes []route, vl []uint8, used, avail int) int {
+	for used < avail {
+		count := make([]int, used)
+		for _, v := range vl {
+			count[v]++
+		}
+		full := 0
+		for v := range count {
+			if count[v] > count[full] {
+				full = v
+			}
+		}
+		if count[full] < 2 {
+			break
+		}
+		// every second route of the fullest VL, in route order
+		n := 0
+		for i := range vl {
+			if int(vl[i]) == full {
+				if n%2 == 1 {
+					vl[i] = uint8(used)
+				}
+				n++
+			}
+		}
+		used++
+	}
+	return used
+}

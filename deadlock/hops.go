@@ -1,0 +1,129 @@
+package deadlock
+
+import (
+	"fmt"
+	"sort"
+
+	"slimroute/layers"
+)
+
+// AssignHops makes a routing of routes with at most three switch-to-switch
+// hops deadlock-free with three VLs, in the manner of Duato's hop-indexed
+// virtual channels: hop i of every route travels on VL i.
+//
+// A switch knows only (in port, out port, SL), so the SL carries what it
+// cannot see. Give each switch a colour such that any two switches that
+// are the second and third switch of one route have different colours,
+// and let the SL of a route be the colour of its second switch. A switch
+// then puts a packet on
+//
+//	VL 0  if it arrived from an HCA (the switch is the route's first),
+//	VL 1  if the SL is the switch's own colour (it is the second),
+//	VL 2  otherwise (it is the third).
+//
+// Proof of deadlock freedom. Take a route v0 → v1 → v2 → v3 (shorter
+// routes are prefixes). Hop 0 leaves v0, which received the packet from
+// an HCA: VL 0. Hop 1 leaves v1, which received it from a switch, with
+// SL = colour(v1): VL 1. Hop 2 leaves v2, which received it from a switch,
+// with SL = colour(v1) ≠ colour(v2) by the colouring: VL 2. So every
+// dependency the route adds goes from a channel on VL i to one on VL i+1,
+// the VL strictly grows along every dependency of the CDG, and no cycle
+// can exist. What the last switch does with the packet (delivery to the
+// HCA) adds no dependency between inter-switch channels. ∎
+//
+// The colouring only needs to separate (second, third) switch pairs that
+// routes actually use; it is found greedily, most constrained switch first
+// (DSatur, Brélaz 1979). Routes longer than three hops, more colours than
+// the 16 SLs, or fewer than the needed VLs are errors.
+func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	routes := enumerate(r)
+	S := r.NumSwitches()
+	conflict := make([]map[int32]bool, S)
+	for s := range conflict {
+		conflict[s] = map[int32]bool{}
+	}
+	longest := 0
+	second := make([]int32, len(routes))
+	for i, rt := range routes {
+		path, err := r.Path(int(rt.layer), int(rt.s), int(rt.d))
+		if err != nil {
+			return nil, err
+		}
+		hops := len(path) - 1
+		if hops > 3 {
+			return nil, fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; use --deadlock dfsssp or bound the path length (--max-len 3)",
+				rt.layer, r.Fabric.Node(r.SwitchID(int(rt.s))).Name, r.DestName(int(rt.d)), hops)
+		}
+		longest = max(longest, hops)
+		second[i] = int32(path[1])
+		if hops >= 2 {
+			a, b := int32(path[1]), int32(path[2])
+			conflict[a][b] = true
+			conflict[b][a] = true
+		}
+	}
+	colors, n := dsatur(conflict)
+	if n > MaxSLs {
+		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing, InfiniBand has %d; use --deadlock dfsssp", n, MaxSLs)
+	}
+	need := max(longest, 1)
+	if need > opts.VLs {
+		return nil, fmt.Errorf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow more VLs (--vls) or use --deadlock dfsssp", need, longest, opts.VLs)
+	}
+	a := newAssignment(r, SchemeHops)
+	a.Colors = colors
+	for i, rt := range routes {
+		*a.slot(int(rt.layer), int(rt.s), int(rt.d)) = uint8(colors[second[i]])
+	}
+	a.VLs, a.SLs, a.Needed = need, n, need
+	return a, nil
+}
+
+// dsatur colours the graph given by adjacency sets: repeatedly the
+// uncoloured vertex with the most distinct neighbour colours (ties: most
+// uncoloured neighbours, then lowest index) takes the smallest colour free
+// among its neighbours. It returns the colours and their number.
+func dsatur(adj []map[int32]bool) ([]int, int) {
+	n := len(adj)
+	colors := make([]int, n)
+	for i := range colors {
+		colors[i] = -1
+	}
+	nbr := make([][]int32, n)
+	for v := range adj {
+		for u := range adj[v] {
+			nbr[v] = append(nbr[v], u)
+		}
+		sort.Slice(nbr[v], func(i, j int) bool { return nbr[v][i] < nbr[v][j] })
+	}
+	satur := make([]map[int]bool, n)
+	for i := range satur {
+		satur[i] = map[int]bool{}
+	}
+	used := 0
+	for done := 0; done < n; done++ {
+		best := -1
+		for v := 0; v < n; v++ {
+			if colors[v] >= 0 {
+				continue
+			}
+			if best < 0 || len(satur[v]) > len(satur[best]) || (len(satur[v]) == len(satur[best]) && len(nbr[v]) > len(nbr[best])) {
+				best = v
+			}
+		}
+		c := 0
+		for satur[best][c] {
+			c++
+		}
+		colors[best] = c
+		used = max(used, c+1)
+		for _, u := range nbr[best] {
+			satur[u][c] = true
+		}
+	}
+	return colors, used
+}

@@ -1,0 +1,205 @@
+// Package lft turns a layered routing and its VL assignment into what a
+// subnet manager programs: LIDs, linear forwarding tables (layer k at LID
+// offset k under LMC), path SLs and SL-to-VL tables, and writes them in
+// OpenSM's and ibdmchk's formats.
+package lft
+
+import (
+	"fmt"
+	"sort"
+
+	"slimroute/fabric"
+)
+
+// LID is an InfiniBand local identifier.
+type LID uint16
+
+// MaxUnicastLID is the highest unicast LID (0xC000 and up are multicast).
+const MaxUnicastLID LID = 0xBFFF
+
+// PortLIDs is the LID range of one port: Base .. Base+2^LMC−1.
+type PortLIDs struct {
+	Port fabric.PortRef // an HCA port, or a switch's port 0
+	Base LID
+	LMC  uint8
+}
+
+// Top returns the port's highest LID.
+func (p PortLIDs) Top() LID { return p.Base + LID(1)<<p.LMC - 1 }
+
+// LIDs is a LID plan for a fabric.
+type LIDs struct {
+	// LMC of the HCA ports; switches use LMC 0.
+	LMC uint8
+	// Ports lists every LID-holding port: switches (port 0) first, then the
+	// cabled HCA ports, each in port-GUID order.
+	Ports []PortLIDs
+	// Top is the highest LID in use.
+	Top    LID
+	byPort map[fabric.PortRef]int
+	byLID  []int32 // LID -> index in Ports, -1 when unused
+}
+
+// LIDOptions configure AssignLIDs.
+type LIDOptions struct {
+	// LMC for the HCA ports (0..7): 2^LMC LIDs each.
+	LMC int
+	// LFTCap is the smallest linear forwarding table capacity of the
+	// fabric's switches (LinearFDBCap); 0 means 49152, the full unicast
+	// space. Every LID must fit below it.
+	LFTCap int
+	// FromFabric takes the LIDs recorded in the fabric (ibnetdiscover after
+	// an SM ran, or a JSON fabric) instead of assigning new ones.
+	FromFabric bool
+}
+
+// AssignLIDs gives switch port 0s LIDs 1, 2, … in node GUID order and HCA
+// ports blocks of 2^LMC aligned LIDs after them, in port GUID order. It
+// fails when the fabric does not fit the unicast LID space or the switches'
+// tables, saying how many LIDs it needs and which LMC would fit.
+func AssignLIDs(f *fabric.Fabric, opts LIDOptions) (*LIDs, error) {
+	if opts.LMC < 0 || opts.LMC > 7 {
+		return nil, fmt.Errorf("lmc=%d: LMC is 0..7", opts.LMC)
+	}
+	limit := LID(MaxUnicastLID)
+	if opts.LFTCap > 0 && opts.LFTCap-1 < int(limit) {
+		limit = LID(opts.LFTCap - 1)
+	}
+	switches, hcas := lidPorts(f)
+	if opts.FromFabric {
+		return fromFabric(f, switches, hcas, uint8(opts.LMC), limit)
+	}
+	need := len(switches) + len(hcas)<<opts.LMC + (1<<opts.LMC - 1) // alignment slack
+	if need > int(limit) {
+		fit := -1
+		for l := opts.LMC - 1; l >= 0; l-- {
+			if len(switches)+len(hcas)<<l+(1<<l-1) <= int(limit) {
+				fit = l
+				break
+			}
+		}
+		maxEP := (int(limit) - len(switches) - (1<<opts.LMC - 1)) >> opts.LMC
+		msg := fmt.Sprintf("%d switches and %d endpoints at LMC %d need about %d LIDs, but only %d fit (unicast LIDs end at 0x%04X", len(switches), len(hcas), opts.LMC, need, limit, MaxUnicastLID)
+		if opts.LFTCap > 0 {
+			msg += fmt.Sprintf("; the switches' tables hold %d", opts.LFTCap)
+		}
+		msg += ")"
+		if fit >= 0 {
+			msg += fmt.Sprintf(": use LMC %d (%d layers) or at most %d endpoints", fit, 1<<fit, max(maxEP, 0))
+		} else {
+			msg += ": the fabric is too large for one subnet"
+		}
+		return nil, fmt.Errorf("%s", msg)
+	}
+	l := &LIDs{LMC: uint8(opts.LMC)}
+	next := LID(1)
+	for _, p := range switches {
+		l.Ports = append(l.Ports, PortLIDs{Port: p, Base: next})
+		next++
+	}
+	step := LID(1) << opts.LMC
+	next = (next + step - 1) / step * step
+	for _, p := range hcas {
+		l.Ports = append(l.Ports, PortLIDs{Port: p, Base: next, LMC: uint8(opts.LMC)})
+		next += step
+	}
+	return l, l.index()
+}
+
+// lidPorts lists the LID-holding ports: switch port 0s by node GUID, then
+// cabled HCA ports by port GUID (ties by node and port).
+func lidPorts(f *fabric.Fabric) (switches, hcas []fabric.PortRef) {
+	for i := range f.Nodes() {
+		id := fabric.NodeID(i)
+		n := f.Node(id)
+		if n.Kind == fabric.Switch {
+			switches = append(switches, fabric.PortRef{Node: id})
+			continue
+		}
+		for p := 1; p <= n.Ports; p++ {
+			if _, ok := f.Peer(fabric.PortRef{Node: id, Port: p}); ok {
+				hcas = append(hcas, fabric.PortRef{Node: id, Port: p})
+			}
+		}
+	}
+	guid := func(p fabric.PortRef) fabric.GUID { return f.Node(p.Node).PortGUID(p.Port) }
+	less := func(s []fabric.PortRef) func(i, j int) bool {
+		return func(i, j int) bool {
+			if a, b := guid(s[i]), guid(s[j]); a != b {
+				return a < b
+			}
+			if s[i].Node != s[j].Node {
+				return s[i].Node < s[j].Node
+			}
+			return s[i].Port < s[j].Port
+		}
+	}
+	sort.SliceStable(switches, less(switches))
+	sort.SliceStable(hcas, less(hcas))
+	return switches, hcas
+}
+
+func fromFabric(f *fabric.Fabric, switches, hcas []fabric.PortRef, lmc uint8, limit LID) (*LIDs, error) {
+	l := &LIDs{LMC: lmc}
+	for _, p := range append(append([]fabric.PortRef(nil), switches...), hcas...) {
+		a, ok := f.Node(p.Node).Attrs[p.Port]
+		if !ok || a.LID == 0 {
+			return nil, fmt.Errorf("%s has no LID in the fabric description; discover the fabric after an SM ran (ibnetdiscover shows LIDs) or let slimroute assign LIDs", f.PortString(p))
+		}
+		pl := PortLIDs{Port: p, Base: LID(a.LID)}
+		if p.Port != 0 {
+			pl.LMC = a.LMC
+			if a.LMC == 0 {
+				pl.LMC = lmc
+			}
+		}
+		if pl.Base&(LID(1)<<pl.LMC-1) != 0 {
+			return nil, fmt.Errorf("%s: LID 0x%04x is not aligned to LMC %d", f.PortString(p), pl.Base, pl.LMC)
+		}
+		if pl.Top() > limit {
+			return nil, fmt.Errorf("%s: LID 0x%04x is beyond the usable LIDs (up to 0x%04x)", f.PortString(p), pl.Top(), limit)
+		}
+		l.Ports = append(l.Ports, pl)
+	}
+	return l, l.index()
+}
+
+func (l *LIDs) index() error {
+	l.byPort = make(map[fabric.PortRef]int, len(l.Ports))
+	l.Top = 0
+	for _, p := range l.Ports {
+		l.Top = max(l.Top, p.Top())
+	}
+	l.byLID = make([]int32, int(l.Top)+1)
+	for i := range l.byLID {
+		l.byLID[i] = -1
+	}
+	for i, p := range l.Ports {
+		l.byPort[p.Port] = i
+		for lid := p.Base; lid <= p.Top(); lid++ {
+			if l.byLID[lid] >= 0 {
+				return fmt.Errorf("LID 0x%04x is held by two ports", lid)
+			}
+			l.byLID[lid] = int32(i)
+		}
+	}
+	return nil
+}
+
+// Of returns the LID range of a port.
+func (l *LIDs) Of(p fabric.PortRef) (PortLIDs, bool) {
+	i, ok := l.byPort[p]
+	if !ok {
+		return PortLIDs{}, false
+	}
+	return l.Ports[i], true
+}
+
+// Owner returns the port holding lid and the offset of lid in its range.
+func (l *LIDs) Owner(lid LID) (PortLIDs, int, bool) {
+	if int(lid) >= len(l.byLID) || l.byLID[lid] < 0 {
+		return PortLIDs{}, 0, false
+	}
+	p := l.Ports[l.byLID[lid]]
+	return p, int(lid - p.Base), true
+}

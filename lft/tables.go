@@ -1,0 +1,143 @@
+package lft
+
+import (
+	"fmt"
+
+	"slimroute/deadlock"
+	"slimroute/fabric"
+	"slimroute/layers"
+)
+
+// Drop is the LFT entry for "no route".
+const Drop = 0xFF
+
+// Tables are the forwarding state of a fabric: one LFT per switch, path SLs
+// and SL2VL tables.
+type Tables struct {
+	Fabric *fabric.Fabric
+	LIDs   *LIDs
+	// Unreachable lists LID-holding ports no switch can forward to (their
+	// only cable was avoided): their LIDs stay Drop everywhere.
+	Unreachable []fabric.PortRef
+	r           *layers.Routing
+	a           *deadlock.Assignment
+	lft         [][]uint8 // per switch index: LID -> egress port
+	dest        []int32   // per LID-holding port index: routing destination, -1 if none
+}
+
+// Build fills the forwarding tables: for every switch and every LID, the
+// port toward it; an endpoint's LID base+k follows layer k mod L, so with
+// LMC = log2(L) each LID offset is one layer. A switch's own LID goes to
+// port 0, an attached HCA's LIDs to the port facing it.
+func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs) (*Tables, error) {
+	f := r.Fabric
+	if a == nil {
+		a = deadlock.None(r)
+	}
+	if a.Routing() != r {
+		return nil, fmt.Errorf("the VL assignment belongs to another routing")
+	}
+	t := &Tables{Fabric: f, LIDs: lids, r: r, a: a}
+	destOf := map[fabric.PortRef]int{}
+	for d, dest := range r.Dests() {
+		destOf[dest.Port] = d
+	}
+	t.dest = make([]int32, len(lids.Ports))
+	for i, p := range lids.Ports {
+		d, ok := destOf[p.Port]
+		if !ok {
+			t.dest[i] = -1
+			t.Unreachable = append(t.Unreachable, p.Port)
+			continue
+		}
+		t.dest[i] = int32(d)
+	}
+	S := r.NumSwitches()
+	L := r.NumLayers()
+	t.lft = make([][]uint8, S)
+	for s := 0; s < S; s++ {
+		tab := make([]uint8, int(lids.Top)+1)
+		for i := range tab {
+			tab[i] = Drop
+		}
+		for i, p := range lids.Ports {
+			d := int(t.dest[i])
+			if d < 0 {
+				continue
+			}
+			for off := 0; off < 1<<p.LMC; off++ {
+				tab[int(p.Base)+off] = uint8(r.NextPort(off%L, s, d))
+			}
+		}
+		t.lft[s] = tab
+	}
+	return t, nil
+}
+
+// Switches returns the switch NodeIDs in table order.
+func (t *Tables) Switches() []fabric.NodeID {
+	out := make([]fabric.NodeID, t.r.NumSwitches())
+	for s := range out {
+		out[s] = t.r.SwitchID(s)
+	}
+	return out
+}
+
+// Port returns the egress port of switch sw toward lid, or Drop.
+func (t *Tables) Port(sw fabric.NodeID, lid LID) uint8 {
+	s := t.r.SwitchIndex(sw)
+	if s < 0 || int(lid) >= len(t.lft[s]) {
+		return Drop
+	}
+	return t.lft[s][lid]
+}
+
+// LFT returns switch sw's table indexed by LID. It must not be modified.
+func (t *Tables) LFT(sw fabric.NodeID) []uint8 { return t.lft[t.r.SwitchIndex(sw)] }
+
+// PathSL returns the SL of packets from HCA port src to dlid; 0 when either
+// is unknown or both hang off the same switch.
+func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
+	peer, ok := t.Fabric.Peer(src)
+	if !ok {
+		return 0
+	}
+	s := t.r.SwitchIndex(peer.Node)
+	if s < 0 {
+		return 0
+	}
+	owner, off, ok := t.LIDs.Owner(dlid)
+	if !ok {
+		return 0
+	}
+	i := t.LIDs.byPort[owner.Port]
+	d := int(t.dest[i])
+	if d < 0 || t.r.Dests()[d].Switch == s {
+		return 0
+	}
+	return t.a.SL(off%t.r.NumLayers(), s, d)
+}
+
+// SL2VL returns the VL switch sw puts a packet on from port in to port out
+// with service level sl.
+func (t *Tables) SL2VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
+	return t.a.VL(sw, in, out, sl)
+}
+
+// Assignment returns the VL assignment the tables carry.
+func (t *Tables) Assignment() *deadlock.Assignment { return t.a }
+
+// Program returns the tables as the deadlock verifier reads them.
+func (t *Tables) Program() deadlock.Program {
+	var ports []deadlock.PortLIDs
+	for _, p := range t.LIDs.Ports {
+		ports = append(ports, deadlock.PortLIDs{Port: p.Port, Base: uint16(p.Base), LMC: p.LMC})
+	}
+	return deadlock.Program{
+		Fabric: t.Fabric,
+		LIDs:   ports,
+		LFT:    func(sw fabric.NodeID, lid uint16) uint8 { return t.Port(sw, LID(lid)) },
+		SL:     func(src fabric.PortRef, slid, dlid uint16) uint8 { return t.PathSL(src, LID(dlid)) },
+		SL2VL:  t.SL2VL,
+	}
+}
