@@ -236,10 +236,22 @@ func tail(b []byte) string {
 // opensm.log. It fails the test unless OpenSM brings the subnet up.
 func (s *Sim) OpenSM(t testing.TB, timeout time.Duration, args ...string) string {
 	t.Helper()
+	return s.OpenSMWithLIDs(t, timeout, nil, args...)
+}
+
+// OpenSMWithLIDs is OpenSM with its guid2lid cache seeded (when guid2lid is
+// not nil), so that OpenSM keeps the LIDs it lists.
+func (s *Sim) OpenSMWithLIDs(t testing.TB, timeout time.Duration, guid2lid []byte, args ...string) string {
+	t.Helper()
 	Require(t, "opensm")
 	dir, err := os.MkdirTemp(s.Dir, "opensm-")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if guid2lid != nil {
+		if err := os.WriteFile(filepath.Join(dir, "guid2lid"), guid2lid, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	log := filepath.Join(dir, "opensm.log")
 	full := append([]string{"-o", "-f", log, "-D", "0x43", "--dump_files_dir", dir}, args...)

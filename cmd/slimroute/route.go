@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"slimroute/deadlock"
+	"slimroute/fabric"
+	"slimroute/internal/atomicfile"
+	"slimroute/layers"
+	"slimroute/lft"
+)
+
+// routeSummary is summary.json: everything in it depends only on the input.
+type routeSummary struct {
+	Fabric   fabric.Stats        `json:"fabric"`
+	Layers   int                 `json:"layers"`
+	Bounds   string              `json:"bounds"`
+	Stats    []layers.LayerStats `json:"layer_stats"`
+	Deadlock struct {
+		Scheme        string `json:"scheme"`
+		VLsNeeded     int    `json:"vls_needed"`
+		VLsUsed       int    `json:"vls_used"`
+		SLsUsed       int    `json:"sls_used"`
+		Packing       string `json:"packing,omitempty"`
+		RoutesOnCycle int    `json:"routes_on_cycle,omitempty"`
+	} `json:"deadlock"`
+	LIDs struct {
+		LMC   int `json:"lmc"`
+		Ports int `json:"ports"`
+		Top   int `json:"top_lid"`
+	} `json:"lids"`
+	Verify      *deadlock.Report `json:"verify"`
+	Unreachable []string         `json:"unreachable,omitempty"`
+	Files       []string         `json:"files"`
+}
+
+func routeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "route",
+		Usage: "compute layered routes, make them deadlock-free, verify them, and write OpenSM's files",
+		Description: `Runs the pipeline fabric → layers → VL assignment → forwarding tables, checks the
+result with the independent verifier (every LID reachable, no loop, no CDG cycle),
+and only then writes, atomically, into DIR:
+   opensm-lfts.txt   LFTs for opensm -R file -U (every switch, every LID and offset)
+   guid2lid          OpenSM's LID cache, to pin the planned LIDs (OSM_CACHE_DIR)
+   path-sl.txt       slimroute's path SLs (per source switch and DLID)
+   sl2vl.txt         SL2VL per switch (in, out); also ibdmchk's -d format
+   ibdmchk-psl.txt   path SLs in ibdmchk's -c format
+   summary.json      layers, VLs, SLs, LIDs, verifier report (deterministic)
+   timings.json      time per stage
+
+Examples:
+   slimroute route --slimfly 5 --layers 4 --deadlock hops -o out/route
+   slimroute route --fabric ibnetdiscover.out --lids-from-fabric --deadlock dfsssp --vls 4 -o out/`,
+		Flags: append(sourceFlags(),
+			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4, Usage: "layers (LID offsets), a power of two"},
+			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1"},
+			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "tie-breaking seed"},
+			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, or none (only if the verifier finds no cycle)"},
+			&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer"},
+			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
+			&cli.IntFlag{Name: "lmc", Value: -1, Usage: "LMC of the HCA ports (default log2(layers))"},
+			&cli.IntFlag{Name: "lft-cap", Usage: "LFT capacity (LinearFDBCap) of the smallest switch; 0: the full unicast LID space"},
+			&cli.BoolFlag{Name: "lids-from-fabric", Usage: "use the LIDs recorded in --fabric (ibnetdiscover after an SM ran) instead of assigning"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
+		),
+		Action: func(c *cli.Context) error {
+			timings := map[string]float64{}
+			clock := time.Now()
+			lap := func(name string) {
+				timings[name] = float64(time.Since(clock).Microseconds()) / 1000
+				clock = time.Now()
+			}
+			f, err := loadFabric(c)
+			if err != nil {
+				return err
+			}
+			lap("load_ms")
+			L := c.Int("layers")
+			r, err := layers.Compute(f, layers.Options{Layers: L, MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return err
+			}
+			lap("layers_ms")
+			dopts := deadlock.Options{VLs: c.Int("vls"), BestEffort: c.Bool("best-effort")}
+			var a *deadlock.Assignment
+			switch scheme := c.String("deadlock"); scheme {
+			case "hops":
+				a, err = deadlock.AssignHops(r, dopts)
+			case "dfsssp":
+				a, err = deadlock.AssignDFSSSP(r, dopts)
+			case "none":
+				a = deadlock.None(r)
+			default:
+				return fmt.Errorf("--deadlock %q: want hops, dfsssp or none", scheme)
+			}
+			if err != nil {
+				return err
+			}
+			lap("deadlock_ms")
+			lmc := c.Int("lmc")
+			if lmc < 0 {
+				lmc = layers.LMC(r.NumLayers())
+			}
+			lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.Int("lft-cap"), FromFabric: c.Bool("lids-from-fabric")})
+			if err != nil {
+				return err
+			}
+			tab, err := lft.Build(r, a, lids)
+			if err != nil {
+				return err
+			}
+			lap("tables_ms")
+			rep, err := deadlock.Verify(tab.Program())
+			if err != nil {
+				return fmt.Errorf("verifier: %w", err)
+			}
+			lap("verify_ms")
+			if !rep.Acyclic() && a.RoutesOnCycle == 0 {
+				return fmt.Errorf("the routing has a credit loop (%s): use --deadlock hops or dfsssp", rep.CycleString())
+			}
+			dir := c.String("output")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			var sum routeSummary
+			sum.Fabric = fabric.ComputeStats(f)
+			sum.Layers, sum.Bounds, sum.Stats = r.NumLayers(), r.Bounds.String(), r.Stats
+			sum.Deadlock.Scheme = string(a.Scheme)
+			sum.Deadlock.VLsNeeded, sum.Deadlock.VLsUsed, sum.Deadlock.SLsUsed = a.Needed, a.VLs, a.SLs
+			sum.Deadlock.Packing, sum.Deadlock.RoutesOnCycle = a.Packing, a.RoutesOnCycle
+			sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC), len(lids.Ports), int(lids.Top)
+			sum.Verify = rep
+			for _, p := range tab.Unreachable {
+				sum.Unreachable = append(sum.Unreachable, f.PortString(p))
+			}
+			files := []struct {
+				name  string
+				write func(io.Writer) error
+			}{
+				{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab) }},
+				{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
+				{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab) }},
+				{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
+				{"ibdmchk-psl.txt", func(w io.Writer) error { return lft.WriteIBDMPathSL(w, tab) }},
+			}
+			for _, file := range files {
+				if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
+					return err
+				}
+				sum.Files = append(sum.Files, file.name)
+			}
+			lap("write_ms")
+			sum.Files = append(sum.Files, "summary.json", "timings.json")
+			for name, v := range map[string]any{"summary.json": sum, "timings.json": timings} {
+				b, _ := json.MarshalIndent(v, "", "  ")
+				if err := atomicfile.Write(filepath.Join(dir, name), 0o644, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+					return err
+				}
+			}
+			out := c.App.Writer
+			fmt.Fprintf(out, "routed %d switches, %d endpoints in %d layers (%s in layers ≥ 1)\n", sum.Fabric.Switches, sum.Fabric.Endpoints, r.NumLayers(), r.Bounds)
+			for _, st := range r.Stats {
+				fmt.Fprintf(out, "  layer %d: %d pairs, %d in bounds, %d fallback, lengths %v\n", st.Layer, st.Pairs, st.InBounds, st.Fallback, st.Lengths)
+			}
+			fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
+			if a.Packing != "" {
+				fmt.Fprintf(out, " (%s)", a.Packing)
+			}
+			fmt.Fprintln(out)
+			if a.RoutesOnCycle > 0 {
+				fmt.Fprintf(out, "WARNING: best effort: %d routes remain on cycles, e.g. %s\n", a.RoutesOnCycle, a.OnCycle[0])
+			}
+			fmt.Fprintf(out, "LIDs: LMC %d, %d ports, top LID 0x%04x\n", lids.LMC, len(lids.Ports), lids.Top)
+			verdict := "no CDG cycle"
+			if !rep.Acyclic() {
+				verdict = "CYCLE " + rep.CycleString()
+			}
+			fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
+			fmt.Fprintf(out, "wrote %s/{%s}\n", dir, joinNames(sum.Files))
+			return nil
+		},
+	}
+}
+
+func joinNames(n []string) string {
+	s := ""
+	for i, x := range n {
+		if i > 0 {
+			s += ","
+		}
+		s += x
+	}
+	return s
+}
