@@ -95,50 +95,36 @@ func WriteSL2VL(w io.Writer, t *Tables) error {
 	bw := bufio.NewWriter(w)
 	f := t.Fabric
 	for _, sw := range t.sortedSwitches() {
-		n := f.Node(sw)
-		for out := 1; out <= n.Ports; out++ {
-			if _, ok := f.Peer(fabric.PortRef{Node: sw, Port: out}); !ok {
-				continue
-			}
-			for in := 0; in <= n.Ports; in++ {
-				if in == out {
-					continue
-				}
-				if _, ok := f.Peer(fabric.PortRef{Node: sw, Port: in}); !ok && in != 0 {
-					continue
-				}
-				fmt.Fprintf(bw, "%s %d %d", n.GUID, in, out)
-				for sl := uint8(0); sl < 16; sl += 2 {
-					fmt.Fprintf(bw, " 0x%x%x", t.SL2VL(sw, in, out, sl)&15, t.SL2VL(sw, in, out, sl+1)&15)
-				}
-				bw.WriteString("\n")
-			}
+		cabled := func(p int) bool {
+			_, ok := f.Peer(fabric.PortRef{Node: sw, Port: p})
+			return ok
 		}
+		writeSL2VL(bw, t, sw, f.Node(sw).Ports, cabled, func(p int) int { return p })
 	}
 	return bw.Flush()
 }
 
-// WriteIBDMPathSL writes the path SLs in ibdmchk's -c format: "source node
-// GUID, destination LID (decimal), SL" for every HCA and destination LID.
-// ibdmchk keys SLs by node, so a dual-ported HCA uses its first port's.
-func WriteIBDMPathSL(w io.Writer, t *Tables) error {
-	bw := bufio.NewWriter(w)
-	f := t.Fabric
-	seen := map[fabric.NodeID]bool{}
-	for _, p := range t.LIDs.Ports {
-		if p.Port.Port == 0 || seen[p.Port.Node] {
+// writeSL2VL writes the -d lines of switch sw with ports 1..n, for every
+// cabled out port and every cabled in port or 0; real maps a listed port
+// to the real port whose SL2VL it carries.
+func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled func(int) bool, real func(int) int) {
+	g := t.Fabric.Node(sw).GUID
+	for out := 1; out <= n; out++ {
+		if !cabled(out) {
 			continue
 		}
-		seen[p.Port.Node] = true
-		g := f.Node(p.Port.Node).GUID
-		for lid := LID(1); lid <= t.LIDs.Top; lid++ {
-			if _, _, ok := t.LIDs.Owner(lid); !ok {
+		for in := 0; in <= n; in++ {
+			if in == out || (in != 0 && !cabled(in)) {
 				continue
 			}
-			fmt.Fprintf(bw, "%s %d %d\n", g, lid, t.PathSL(p.Port, lid))
+			fmt.Fprintf(bw, "%s %d %d", g, in, out)
+			ri, ro := real(in), real(out)
+			for sl := uint8(0); sl < 16; sl += 2 {
+				fmt.Fprintf(bw, " 0x%x%x", t.SL2VL(sw, ri, ro, sl)&15, t.SL2VL(sw, ri, ro, sl+1)&15)
+			}
+			bw.WriteString("\n")
 		}
 	}
-	return bw.Flush()
 }
 
 func (t *Tables) sortedSwitches() []fabric.NodeID {

@@ -51,8 +51,9 @@ and only then writes, atomically, into DIR:
    opensm-lfts.txt   LFTs for opensm -R file -U (every switch, every LID and offset)
    guid2lid          OpenSM's LID cache, to pin the planned LIDs (OSM_CACHE_DIR)
    path-sl.txt       slimroute's path SLs (per source switch and DLID)
-   sl2vl.txt         SL2VL per switch (in, out); also ibdmchk's -d format
-   ibdmchk-psl.txt   path SLs in ibdmchk's -c format
+   sl2vl.txt         SL2VL per switch (in, out), in ibdmchk's -d format
+   ibdmchk/          subnet.lst, fdbs, mcfdbs, psl, sl2vl: ibdmchk's verification
+                     inputs (multi-layer routings as an equivalent LMC-0 view)
    summary.json      layers, VLs, SLs, LIDs, verifier report (deterministic)
    timings.json      time per stage
 
@@ -150,8 +151,24 @@ Examples:
 				{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
 				{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab) }},
 				{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
-				{"ibdmchk-psl.txt", func(w io.Writer) error { return lft.WriteIBDMPathSL(w, tab) }},
 			}
+			view, err := lft.NewIBDMView(tab)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "ibdmchk"), 0o755); err != nil {
+				return err
+			}
+			files = append(files, []struct {
+				name  string
+				write func(io.Writer) error
+			}{
+				{"ibdmchk/subnet.lst", view.WriteSubnetList},
+				{"ibdmchk/fdbs", view.WriteFDBs},
+				{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
+				{"ibdmchk/psl", view.WritePathSL},
+				{"ibdmchk/sl2vl", view.WriteSL2VL},
+			}...)
 			for _, file := range files {
 				if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
 					return err

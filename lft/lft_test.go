@@ -1,0 +1,150 @@
+package lft_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"slimroute/deadlock"
+	"slimroute/fabric"
+	"slimroute/layers"
+	"slimroute/lft"
+	"slimroute/slimfly"
+)
+
+func TestLIDSpaceOverflowSaysWhatFits(t *testing.T) {
+	// q=29: 1682 switches, 36,998 endpoints: 4 LIDs each do not fit 0xBFFF
+	f, err := slimfly.Build(slimfly.Params{Q: 29})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
+	if err == nil || !strings.Contains(err.Error(), "use LMC 0 (1 layers)") || !strings.Contains(err.Error(), "at most 11866 endpoints") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 0}); err != nil {
+		t.Fatalf("LMC 0 should fit: %v", err)
+	}
+	small, _ := slimfly.Build(slimfly.Params{Q: 5})
+	if _, err := lft.AssignLIDs(small, lft.LIDOptions{LMC: 2, LFTCap: 512}); err == nil || !strings.Contains(err.Error(), "tables hold 512") {
+		t.Fatalf("LFT capacity: %v", err)
+	}
+}
+
+func TestLIDsAreAlignedAndUnique(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 5})
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[lft.LID]bool{}
+	for i, p := range lids.Ports {
+		if i < 50 && (p.Port.Port != 0 || p.Base != lft.LID(i+1)) {
+			t.Fatalf("switch %d: %+v", i, p)
+		}
+		if p.Port.Port != 0 && (p.LMC != 2 || p.Base%4 != 0) {
+			t.Fatalf("HCA port %+v not aligned to LMC 2", p)
+		}
+		for l := p.Base; l <= p.Top(); l++ {
+			if seen[l] {
+				t.Fatalf("LID %d used twice", l)
+			}
+			seen[l] = true
+		}
+	}
+	if len(lids.Ports) != 250 || lids.Top != 52+200*4-1 {
+		t.Fatalf("%d ports, top %d", len(lids.Ports), lids.Top)
+	}
+}
+
+func TestLIDsFromADiscoveredFabric(t *testing.T) {
+	fh, _ := os.Open("../fabric/testdata/ibnd-small-fulllids.txt")
+	defer fh.Close()
+	f, err := fabric.ReadIBNetDiscover(fh, "ibnd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{FromFabric: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := f.NodeByName("hca-3")
+	if p, ok := lids.Of(fabric.PortRef{Node: h, Port: 2}); !ok || p.Base != 6 {
+		t.Fatalf("hca-3 port 2: %+v", p)
+	}
+	fresh, _ := slimfly.Build(slimfly.Params{Q: 3})
+	if _, err := lft.AssignLIDs(fresh, lft.LIDOptions{FromFabric: true}); err == nil || !strings.Contains(err.Error(), "has no LID") {
+		t.Fatalf("a fabric without LIDs: %v", err)
+	}
+}
+
+func TestTablesFollowTheLayers(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 5})
+	r, _ := layers.Compute(f, layers.Options{Layers: 4, Seed: 1})
+	a, _ := deadlock.AssignHops(r, deadlock.Options{})
+	lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
+	tab, err := lft.Build(r, a, lids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, dest := range r.Dests()[:r.NumEndpoints()] {
+		p, _ := lids.Of(dest.Port)
+		for s := 0; s < r.NumSwitches(); s++ {
+			for k := 0; k < 4; k++ {
+				if got, want := tab.Port(r.SwitchID(s), p.Base+lft.LID(k)), r.NextPort(k, s, d); int(got) != want {
+					t.Fatalf("switch %d LID %d: port %d, layer %d says %d", s, p.Base+lft.LID(k), got, k, want)
+				}
+			}
+		}
+	}
+	for _, sw := range tab.Switches() {
+		own, _ := lids.Of(fabric.PortRef{Node: sw})
+		if tab.Port(sw, own.Base) != 0 {
+			t.Fatalf("%s does not take its own LID on port 0", f.Node(sw).Name)
+		}
+	}
+	// the LFT file lists every switch and every routed LID, and reads back
+	var b bytes.Buffer
+	if err := lft.WriteOpenSMLFTs(&b, tab); err != nil {
+		t.Fatal(err)
+	}
+	first := b.String()
+	d, err := lft.ReadDump(&b, "lfts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := d.Diff(tab, 3); len(diff) > 0 || len(d) != 50 {
+		t.Fatalf("LFT file round trip: %v (%d switches)", diff, len(d))
+	}
+	var again bytes.Buffer
+	lft.WriteOpenSMLFTs(&again, tab)
+	if again.String() != first {
+		t.Fatal("two writes of the same tables differ")
+	}
+}
+
+func TestUnattachedPortsAreReportedNotRouted(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 3})
+	var avoid []int
+	for i, l := range f.Links() {
+		if f.Node(l.B.Node).Name == "hca-0-0-0-1" || f.Node(l.A.Node).Name == "hca-0-0-0-1" {
+			avoid = append(avoid, i)
+		}
+	}
+	r, _ := layers.Compute(f, layers.Options{Layers: 2, AvoidLinks: avoid})
+	lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 1})
+	tab, err := lft.Build(r, nil, lids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Unreachable) != 1 || f.Node(tab.Unreachable[0].Node).Name != "hca-0-0-0-1" {
+		t.Fatalf("unreachable %v", tab.Unreachable)
+	}
+	p, _ := lids.Of(tab.Unreachable[0])
+	for _, sw := range tab.Switches() {
+		if tab.Port(sw, p.Base) != lft.Drop {
+			t.Fatalf("%s routes the LID of a port whose cable is avoided", f.Node(sw).Name)
+		}
+	}
+}
