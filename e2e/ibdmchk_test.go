@@ -48,7 +48,7 @@ func loopFree(report string) bool { return strings.Contains(report, "-I- no cred
 func TestIBDMChkJudgesFourLayers(t *testing.T) {
 	ibsimtest.Require(t, "ibdmchk")
 	dir := filepath.Join(t.TempDir(), "route")
-	run(t, "route", "--slimfly", "5", "--layers", "4", "--deadlock", "hops", "-o", dir)
+	run(t, "route", "--slimfly", "5", "--layers", "4", "--deadlock", "hops", "--ibdmchk", "-o", dir)
 	v := filepath.Join(dir, "ibdmchk")
 	base := []string{"-s", "subnet.lst", "-f", "fdbs", "-m", "mcfdbs"}
 	ours := ibdmchk(t, v, append(base, "-c", "psl", "-d", "sl2vl")...)
@@ -72,7 +72,7 @@ func TestIBDMChkJudgesOpenSMsTables(t *testing.T) {
 			tmp := t.TempDir()
 			dir := filepath.Join(tmp, "route")
 			net := filepath.Join(tmp, "sf.net")
-			run(t, "route", "--slimfly", fmt.Sprint(q), "--layers", "1", "--deadlock", "dfsssp", "--vls", "4", "-o", dir)
+			run(t, "route", "--slimfly", fmt.Sprint(q), "--layers", "1", "--deadlock", "dfsssp", "--vls", "4", "--ibdmchk", "-o", dir)
 			run(t, "topo", "slimfly", "--q", fmt.Sprint(q), "-o", net)
 			sim := ibsimtest.Start(t, net)
 			g2l, _ := os.ReadFile(filepath.Join(dir, "guid2lid"))

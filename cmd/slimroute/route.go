@@ -15,6 +15,7 @@ import (
 	"slimroute/internal/atomicfile"
 	"slimroute/layers"
 	"slimroute/lft"
+	"slimroute/pipeline"
 )
 
 // routeSummary is summary.json: everything in it depends only on the input.
@@ -52,8 +53,8 @@ and only then writes, atomically, into DIR:
    guid2lid          OpenSM's LID cache, to pin the planned LIDs (OSM_CACHE_DIR)
    path-sl.txt       slimroute's path SLs (per source switch and DLID)
    sl2vl.txt         SL2VL per switch (in, out), in ibdmchk's -d format
-   ibdmchk/          subnet.lst, fdbs, mcfdbs, psl, sl2vl: ibdmchk's verification
-                     inputs (multi-layer routings as an equivalent LMC-0 view)
+   ibdmchk/          with --ibdmchk: subnet.lst, fdbs, mcfdbs, psl, sl2vl, ibdmchk's
+                     verification inputs (multi-layer routings as an equivalent LMC-0 view)
    summary.json      layers, VLs, SLs, LIDs, verifier report (deterministic)
    timings.json      time per stage
 
@@ -70,6 +71,7 @@ Examples:
 			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
 			&cli.IntFlag{Name: "lmc", Value: -1, Usage: "LMC of the HCA ports (default log2(layers))"},
 			&cli.IntFlag{Name: "lft-cap", Usage: "LFT capacity (LinearFDBCap) of the smallest switch; 0: the full unicast LID space"},
+			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.BoolFlag{Name: "lids-from-fabric", Usage: "use the LIDs recorded in --fabric (ibnetdiscover after an SM ran) instead of assigning"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 		),
@@ -85,49 +87,16 @@ Examples:
 				return err
 			}
 			lap("load_ms")
-			L := c.Int("layers")
-			r, err := layers.Compute(f, layers.Options{Layers: L, MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed")})
+			res, err := pipeline.Run(f, pipeline.Config{
+				Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"),
+				Deadlock: c.String("deadlock"), VLs: c.Int("vls"), BestEffort: c.Bool("best-effort"),
+				LMC: c.Int("lmc"), LFTCap: c.Int("lft-cap"), LIDsFromFabric: c.Bool("lids-from-fabric"),
+			})
 			if err != nil {
 				return err
 			}
-			lap("layers_ms")
-			dopts := deadlock.Options{VLs: c.Int("vls"), BestEffort: c.Bool("best-effort")}
-			var a *deadlock.Assignment
-			switch scheme := c.String("deadlock"); scheme {
-			case "hops":
-				a, err = deadlock.AssignHops(r, dopts)
-			case "dfsssp":
-				a, err = deadlock.AssignDFSSSP(r, dopts)
-			case "none":
-				a = deadlock.None(r)
-			default:
-				return fmt.Errorf("--deadlock %q: want hops, dfsssp or none", scheme)
-			}
-			if err != nil {
-				return err
-			}
-			lap("deadlock_ms")
-			lmc := c.Int("lmc")
-			if lmc < 0 {
-				lmc = layers.LMC(r.NumLayers())
-			}
-			lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.Int("lft-cap"), FromFabric: c.Bool("lids-from-fabric")})
-			if err != nil {
-				return err
-			}
-			tab, err := lft.Build(r, a, lids)
-			if err != nil {
-				return err
-			}
-			lap("tables_ms")
-			rep, err := deadlock.Verify(tab.Program())
-			if err != nil {
-				return fmt.Errorf("verifier: %w", err)
-			}
-			lap("verify_ms")
-			if !rep.Acyclic() && a.RoutesOnCycle == 0 {
-				return fmt.Errorf("the routing has a credit loop (%s): use --deadlock hops or dfsssp", rep.CycleString())
-			}
+			lap("pipeline_ms")
+			r, a, lids, tab, rep := res.Routing, res.Assignment, res.LIDs, res.Tables, res.Verify
 			dir := c.String("output")
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
@@ -152,23 +121,25 @@ Examples:
 				{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab) }},
 				{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
 			}
-			view, err := lft.NewIBDMView(tab)
-			if err != nil {
-				return err
+			if c.Bool("ibdmchk") {
+				view, err := lft.NewIBDMView(tab)
+				if err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Join(dir, "ibdmchk"), 0o755); err != nil {
+					return err
+				}
+				files = append(files, []struct {
+					name  string
+					write func(io.Writer) error
+				}{
+					{"ibdmchk/subnet.lst", view.WriteSubnetList},
+					{"ibdmchk/fdbs", view.WriteFDBs},
+					{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
+					{"ibdmchk/psl", view.WritePathSL},
+					{"ibdmchk/sl2vl", view.WriteSL2VL},
+				}...)
 			}
-			if err := os.MkdirAll(filepath.Join(dir, "ibdmchk"), 0o755); err != nil {
-				return err
-			}
-			files = append(files, []struct {
-				name  string
-				write func(io.Writer) error
-			}{
-				{"ibdmchk/subnet.lst", view.WriteSubnetList},
-				{"ibdmchk/fdbs", view.WriteFDBs},
-				{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
-				{"ibdmchk/psl", view.WritePathSL},
-				{"ibdmchk/sl2vl", view.WriteSL2VL},
-			}...)
 			for _, file := range files {
 				if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
 					return err

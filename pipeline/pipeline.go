@@ -1,0 +1,117 @@
+// Package pipeline is slimroute's routing pipeline in one function:
+// fabric → layers → VL assignment → LIDs and forwarding tables → verifier.
+// The CLI and the OpenSM plugin both call Run, so they program the same
+// tables for the same fabric and settings.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"slimroute/deadlock"
+	"slimroute/fabric"
+	"slimroute/layers"
+	"slimroute/lft"
+)
+
+// Config holds the settings of a routing run. The TOML keys are those the
+// OpenSM plugin reads from the file named in event_plugin_options.
+type Config struct {
+	Layers     int    `toml:"layers"`   // 0: 4
+	MinLen     int    `toml:"min_len"`  // 0: automatic
+	MaxLen     int    `toml:"max_len"`  // 0: automatic
+	Seed       uint64 `toml:"seed"`     // tie-breaking seed
+	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp" or "none"
+	VLs        int    `toml:"vls"`      // 0: 8
+	BestEffort bool   `toml:"best_effort"`
+	// LMC < 0 means log2(Layers); LIDsFromFabric takes the fabric's LIDs
+	// (and their LMC) as they are.
+	LMC            int  `toml:"-"`
+	LFTCap         int  `toml:"lft_cap"`
+	LIDsFromFabric bool `toml:"-"`
+}
+
+// Result is everything a run produces.
+type Result struct {
+	Routing    *layers.Routing
+	Assignment *deadlock.Assignment
+	LIDs       *lft.LIDs
+	Tables     *lft.Tables
+	Verify     *deadlock.Report
+}
+
+// Run routes f, assigns VLs, builds the tables and verifies them. It fails
+// rather than return tables that leave a LID unreachable, loop, or (unless
+// best effort was asked for) carry a credit loop.
+func Run(f *fabric.Fabric, c Config) (*Result, error) {
+	if c.Layers == 0 {
+		c.Layers = 4
+	}
+	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Routing: r}
+	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort}
+	switch c.Deadlock {
+	case "", "hops":
+		res.Assignment, err = deadlock.AssignHops(r, opts)
+	case "dfsssp":
+		res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
+	case "none":
+		res.Assignment = deadlock.None(r)
+	default:
+		return nil, fmt.Errorf("deadlock = %q: want hops, dfsssp or none", c.Deadlock)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lmc := c.LMC
+	if lmc < 0 {
+		lmc = layers.LMC(r.NumLayers())
+	}
+	res.LIDs, err = lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric})
+	if err != nil {
+		return nil, err
+	}
+	res.Tables, err = lft.Build(r, res.Assignment, res.LIDs)
+	if err != nil {
+		return nil, err
+	}
+	res.Verify, err = deadlock.Verify(res.Tables.Program())
+	if err != nil {
+		return nil, fmt.Errorf("verifier: %w", err)
+	}
+	if !res.Verify.Acyclic() && res.Assignment.RoutesOnCycle == 0 {
+		return nil, fmt.Errorf("the routing has a credit loop (%s): use deadlock scheme hops or dfsssp", res.Verify.CycleString())
+	}
+	return res, nil
+}
+
+// ParseConfig reads a TOML settings file; unknown keys are errors that name
+// the key. LMC is derived from the layers.
+func ParseConfig(r io.Reader, file string) (Config, error) {
+	c := Config{LMC: -1}
+	md, err := toml.NewDecoder(r).Decode(&c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return c, &fabric.ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return c, fmt.Errorf("%s: %w", file, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return c, fmt.Errorf("%s: unknown key %s; known keys: layers, min_len, max_len, seed, deadlock, vls, best_effort, lft_cap", file, strings.Join(keys, ", "))
+	}
+	return c, nil
+}
