@@ -115,23 +115,23 @@ func TestOpenSMFileEngineProgramsOurTables(t *testing.T) {
 	}
 
 	// ibroute on every switch shows exactly our table
-	var all bytes.Buffer
-	for _, sw := range rt.tab.Switches() {
-		own, _ := rt.tab.LIDs.Of(fabric.PortRef{Node: sw})
-		all.WriteString(sim.Run(t, time.Minute, "ibroute", fmt.Sprint(own.Base)))
-	}
-	programmed, err := lft.ReadDump(&all, "ibroute")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := programmed.Diff(rt.tab, 10); len(d) > 0 {
-		t.Fatalf("ibroute differs from our tables:\n%s", strings.Join(d, "\n"))
-	}
+	checkIBRoute(t, sim, rt)
 
-	// ibtracert follows the predicted paths
+	checkTracert(t, sim, rt, 200)
+
+	// our verifier on what OpenSM dumped
+	rep := verifyDump(t, rt, dumpDir, rt.tab.Program())
+	t.Logf("OpenSM file engine: %d switches match, 200 ibtracert paths as predicted; verifier on its dump: %d paths, %d VLs, acyclic", len(rt.tab.Switches()), rep.Walks, rep.VLs)
+}
+
+// checkTracert runs ibtracert for n sampled (source, destination, LID
+// offset) triples and requires the switches it passes to be the ones the
+// routing predicts.
+func checkTracert(t *testing.T, sim *ibsimtest.Sim, rt *routed, n int) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 5))
 	dests := rt.r.Dests()[:rt.r.NumEndpoints()]
-	for i := 0; i < 200; i++ {
+	for i := 0; i < n; i++ {
 		si, dst, off := rng.IntN(len(dests)), rng.IntN(len(dests)), rng.IntN(4)
 		if si == dst {
 			i--
@@ -159,9 +159,31 @@ func TestOpenSMFileEngineProgramsOurTables(t *testing.T) {
 			t.Fatalf("ibtracert %d -> %d (offset %d): %v, predicted %v\n%s", sl.Base, int(dl.Base)+off, off, got, want, out)
 		}
 	}
+}
 
-	// our verifier on what OpenSM dumped
-	fh, err := os.Open(filepath.Join(dumpDir, "opensm-lfts.dump"))
+// checkIBRoute reads every switch's table with ibroute and requires it to
+// equal the routing's.
+func checkIBRoute(t *testing.T, sim *ibsimtest.Sim, rt *routed) {
+	t.Helper()
+	var all bytes.Buffer
+	for _, sw := range rt.tab.Switches() {
+		own, _ := rt.tab.LIDs.Of(fabric.PortRef{Node: sw})
+		all.WriteString(sim.Run(t, time.Minute, "ibroute", fmt.Sprint(own.Base)))
+	}
+	programmed, err := lft.ReadDump(&all, "ibroute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := programmed.Diff(rt.tab, 10); len(d) > 0 {
+		t.Fatalf("ibroute differs from our tables:\n%s", strings.Join(d, "\n"))
+	}
+}
+
+// verifyDump runs our verifier on the LFT dump OpenSM wrote in dir, with
+// the given SLs and SL2VL.
+func verifyDump(t *testing.T, rt *routed, dir string, p deadlock.Program) *deadlock.Report {
+	t.Helper()
+	fh, err := os.Open(filepath.Join(dir, "opensm-lfts.dump"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +192,6 @@ func TestOpenSMFileEngineProgramsOurTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rt.tab.Program()
 	p.LFT = func(sw fabric.NodeID, lid uint16) uint8 {
 		if port, ok := theirs[rt.f.Node(sw).GUID][lft.LID(lid)]; ok {
 			return port
@@ -182,7 +203,7 @@ func TestOpenSMFileEngineProgramsOurTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !rep.Acyclic() {
-		t.Fatalf("cycle in OpenSM's tables with our SLs: %s", rep.CycleString())
+		t.Fatalf("cycle in OpenSM's tables: %s", rep.CycleString())
 	}
-	t.Logf("OpenSM file engine: %d switches match, 200 ibtracert paths as predicted; verifier on its dump: %d paths, %d VLs, acyclic", len(rt.tab.Switches()), rep.Walks, rep.VLs)
+	return rep
 }

@@ -266,3 +266,96 @@ func (s *Sim) OpenSMWithLIDs(t testing.TB, timeout time.Duration, guid2lid []byt
 	}
 	return dir
 }
+
+// SM is an OpenSM running against a simulator.
+type SM struct {
+	// Dir holds its cache, dumps and log (opensm.log).
+	Dir     string
+	cmd     *exec.Cmd
+	done    chan error
+	stopped atomic.Bool
+}
+
+// SMOptions configure StartOpenSM.
+type SMOptions struct {
+	Config   string   // opensm.conf contents (-F), if any
+	GUID2LID []byte   // seeds the LID cache, if not nil
+	Env      []string // extra environment, e.g. LD_LIBRARY_PATH for a plugin
+	Args     []string // extra command-line options
+}
+
+// StartOpenSM starts OpenSM as a daemon against the simulator, dumping its
+// tables after each sweep, and waits until it brings the subnet up. It is
+// stopped by its PID when the test ends.
+func (s *Sim) StartOpenSM(t testing.TB, o SMOptions) *SM {
+	t.Helper()
+	Require(t, "opensm")
+	dir, err := os.MkdirTemp(s.Dir, "sm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.GUID2LID != nil {
+		if err := os.WriteFile(filepath.Join(dir, "guid2lid"), o.GUID2LID, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"-f", filepath.Join(dir, "opensm.log"), "-D", "0x43", "--dump_files_dir", dir}
+	if o.Config != "" {
+		conf := filepath.Join(dir, "opensm.conf")
+		if err := os.WriteFile(conf, []byte(o.Config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-F", conf)
+	}
+	args = append(args, o.Args...)
+	m := &SM{Dir: dir, done: make(chan error, 1)}
+	m.cmd = s.Command(context.Background(), "opensm", args...)
+	m.cmd.Env = append(append(m.cmd.Env, "OSM_CACHE_DIR="+dir), o.Env...)
+	out, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.cmd.Stdout, m.cmd.Stderr = out, out
+	if err := m.cmd.Start(); err != nil {
+		t.Fatalf("starting opensm: %v", err)
+	}
+	go func() { m.done <- m.cmd.Wait(); out.Close() }()
+	t.Cleanup(m.Stop)
+	deadline := time.Now().Add(3 * time.Minute)
+	for !bytes.Contains([]byte(m.Log()), []byte("SUBNET UP")) {
+		select {
+		case err := <-m.done:
+			m.stopped.Store(true)
+			t.Fatalf("opensm exited (%v):\n%s", err, tail([]byte(m.Log())))
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("opensm: no SUBNET UP after 3 minutes:\n%s", tail([]byte(m.Log())))
+		}
+	}
+	return m
+}
+
+// Log returns OpenSM's log so far.
+func (m *SM) Log() string {
+	b, _ := os.ReadFile(filepath.Join(m.Dir, "opensm.log"))
+	return string(b)
+}
+
+// PID returns OpenSM's process id.
+func (m *SM) PID() int { return m.cmd.Process.Pid }
+
+// Stop ends OpenSM: SIGTERM to its process group, SIGKILL after 10 s.
+func (m *SM) Stop() {
+	if m.stopped.Swap(true) {
+		return
+	}
+	pid := m.cmd.Process.Pid
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	select {
+	case <-m.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		<-m.done
+	}
+}

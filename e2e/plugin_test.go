@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"slimroute/fabric"
+	"slimroute/internal/ibsimtest"
+	"slimroute/lft"
+)
+
+// buildPlugin compiles the OpenSM plugin into a fresh directory and returns
+// it (for LD_LIBRARY_PATH: OpenSM dlopens lib<name>.so by name).
+func buildPlugin(t *testing.T) string {
+	t.Helper()
+	for _, h := range []string{"/usr/include/infiniband/opensm/osm_opensm.h", "/usr/include/infiniband/umad.h"} {
+		if _, err := os.Stat(h); err != nil {
+			msg := "missing " + h + "; install libopensm-dev and libibumad-dev (./scripts/test does)"
+			if os.Getenv(ibsimtest.RequireEnv) == "1" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-tags", "osmplugin", "-o", filepath.Join(dir, "libslimroute.so"), "slimroute/lft/osmplugin")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the plugin: %v\n%s", err, out)
+	}
+	return dir
+}
+
+var (
+	saSL     = regexp.MustCompile(`(?m)^\s*sl\.+0x([0-9a-f]+)`)
+	sl2vlRow = regexp.MustCompile(`(?m)^ports: in\s+(\d+), out\s+(\d+):((?:\s*\|\s*\d+)+)\|`)
+)
+
+// TestPluginProgramsOurRouting runs OpenSM with slimroute as a routing-
+// engine plugin on the simulated q=5 Slim Fly (LMC 2, 4 layers, hop-indexed
+// VLs, QoS on) and reads back what the fabric holds: ibroute shows exactly
+// the tables `slimroute route` computes offline, ibtracert follows the
+// predicted paths, the SA's PathRecord SLs are our path SLs, the switches'
+// SL2VL tables (smpquery) are ours, and our verifier, run on OpenSM's own
+// LFT dump with those SLs and the SL2VL tables read from the switches,
+// finds no cycle.
+func TestPluginProgramsOurRouting(t *testing.T) {
+	ibsimtest.Require(t, "opensm", "ibroute", "ibtracert", "saquery", "smpquery")
+	plugin := buildPlugin(t)
+	rt := routeQ(t, 5, "hops")
+	sim := ibsimtest.Start(t, rt.net)
+	settings := filepath.Join(sim.Dir, "slimroute.toml")
+	os.WriteFile(settings, []byte("layers = 4\ndeadlock = \"hops\"\nseed = 1\n"), 0o644)
+	g2l, _ := os.ReadFile(filepath.Join(rt.dir, "guid2lid"))
+	sm := sim.StartOpenSM(t, ibsimtest.SMOptions{
+		Config:   fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nqos TRUE\nforce_log_flush TRUE\n", settings),
+		GUID2LID: g2l,
+		Env:      []string{"LD_LIBRARY_PATH=" + plugin},
+	})
+	log := sm.Log()
+	if !strings.Contains(log, "slimroute tables configured on all switches") {
+		t.Fatalf("OpenSM did not route with the plugin:\n%s", log)
+	}
+	checkIBRoute(t, sim, rt)
+	checkTracert(t, sim, rt, 200)
+
+	// the SA hands out our path SLs
+	rng := rand.New(rand.NewPCG(7, 7))
+	dests := rt.r.Dests()[:rt.r.NumEndpoints()]
+	slsSeen := map[uint8]bool{}
+	for i := 0; i < 40; i++ {
+		src, dst := dests[rng.IntN(len(dests))], dests[rng.IntN(len(dests))]
+		sl, _ := rt.tab.LIDs.Of(src.Port)
+		dl, _ := rt.tab.LIDs.Of(dst.Port)
+		dlid := dl.Base + lft.LID(rng.IntN(4))
+		out := sim.Run(t, time.Minute, "saquery", "PR", "--slid", fmt.Sprint(sl.Base), "--dlid", fmt.Sprint(dlid))
+		m := saSL.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("saquery PR %d -> %d: no SL in\n%s", sl.Base, dlid, out)
+		}
+		got, _ := strconv.ParseUint(m[1], 16, 8)
+		want := rt.tab.PathSL(src.Port, dlid)
+		if uint8(got) != want {
+			t.Fatalf("PathRecord %d -> %d: SL %d, ours %d", sl.Base, dlid, got, want)
+		}
+		slsSeen[want] = true
+	}
+	if len(slsSeen) < 2 {
+		t.Errorf("the sample met only SLs %v; the hop-indexed scheme uses several", slsSeen)
+	}
+
+	// the switches hold our SL2VL tables
+	held := map[[3]int][16]uint8{}
+	for _, sw := range rt.tab.Switches() {
+		own, _ := rt.tab.LIDs.Of(fabric.PortRef{Node: sw})
+		n := rt.f.Node(sw)
+		for out := 1; out <= n.Ports; out++ {
+			if _, ok := rt.f.Peer(fabric.PortRef{Node: sw, Port: out}); !ok {
+				continue
+			}
+			text := sim.Run(t, time.Minute, "smpquery", "sl2vl", fmt.Sprint(own.Base), fmt.Sprint(out))
+			rows := sl2vlRow.FindAllStringSubmatch(text, -1)
+			if len(rows) == 0 {
+				t.Fatalf("smpquery sl2vl %d %d: no table\n%s", own.Base, out, text)
+			}
+			for _, row := range rows {
+				in, _ := strconv.Atoi(row[1])
+				o, _ := strconv.Atoi(row[2])
+				var vls [16]uint8
+				for sl, f := range strings.Split(strings.Trim(strings.TrimSpace(row[3]), "|"), "|") {
+					v, _ := strconv.Atoi(strings.TrimSpace(f))
+					vls[sl] = uint8(v)
+				}
+				held[[3]int{int(sw), in, o}] = vls
+				if in == o {
+					continue
+				}
+				for sl := 0; sl < 16; sl++ {
+					if want := rt.tab.SL2VL(sw, in, o, uint8(sl)); vls[sl] != want {
+						t.Fatalf("%s in %d out %d SL %d: VL %d, ours %d", n.Name, in, o, sl, vls[sl], want)
+					}
+				}
+			}
+		}
+	}
+
+	// our verifier on OpenSM's own dump, with the SL2VL the switches hold
+	p := rt.tab.Program()
+	p.SL2VL = func(sw fabric.NodeID, in, out int, sl uint8) uint8 {
+		vls, ok := held[[3]int{int(sw), in, out}]
+		if !ok {
+			t.Fatalf("no SL2VL read back for %s in %d out %d", rt.f.Node(sw).Name, in, out)
+		}
+		return vls[sl]
+	}
+	rep := verifyDump(t, rt, sm.Dir, p)
+	t.Logf("plugin: tables, 200 traces, 40 path SLs and %d SL2VL rows as predicted; verifier on OpenSM's dump: %d paths over %d VLs, acyclic", len(held), rep.Walks, rep.VLs)
+}
