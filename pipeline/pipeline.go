@@ -26,7 +26,7 @@ type Config struct {
 	MinLen     int    `toml:"min_len"`  // 0: automatic
 	MaxLen     int    `toml:"max_len"`  // 0: automatic
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
-	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp" or "none"
+	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
 	// LMC < 0 means log2(Layers); LIDsFromFabric takes the fabric's LIDs
@@ -63,10 +63,14 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		res.Assignment, err = deadlock.AssignHops(r, opts)
 	case "dfsssp":
 		res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
+	case "auto":
+		if res.Assignment, err = deadlock.AssignHops(r, opts); err != nil {
+			res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
+		}
 	case "none":
 		res.Assignment = deadlock.None(r)
 	default:
-		return nil, fmt.Errorf("deadlock = %q: want hops, dfsssp or none", c.Deadlock)
+		return nil, fmt.Errorf("deadlock = %q: want hops, dfsssp, auto or none", c.Deadlock)
 	}
 	if err != nil {
 		return nil, err

@@ -66,7 +66,7 @@ Examples:
 			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1"},
 			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "tie-breaking seed"},
-			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, or none (only if the verifier finds no cycle)"},
+			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, auto (hops where it applies, else dfsssp), or none (only if the verifier finds no cycle)"},
 			&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer"},
 			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
 			&cli.IntFlag{Name: "lmc", Value: -1, Usage: "LMC of the HCA ports (default log2(layers))"},

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +69,7 @@ type Sim struct {
 	log     string
 	done    chan error
 	stopped atomic.Bool
+	console io.WriteCloser // ibsim's stdin, when started with its console
 }
 
 var seq atomic.Int64
@@ -108,6 +110,29 @@ func LimitsFor(f *fabric.Fabric) []string {
 // The simulator is stopped, by its PID, when the test ends.
 func Start(t testing.TB, netfile string, extra ...string) *Sim {
 	t.Helper()
+	return start(t, netfile, false, extra...)
+}
+
+// StartWithConsole is Start with ibsim's console open: Console sends it
+// commands such as `Unlink "sw-0-0-0"[5]`.
+func StartWithConsole(t testing.TB, netfile string, extra ...string) *Sim {
+	t.Helper()
+	return start(t, netfile, true, extra...)
+}
+
+// Console sends one command line to the simulator's console.
+func (s *Sim) Console(t testing.TB, line string) {
+	t.Helper()
+	if s.console == nil {
+		t.Fatal("the simulator was started without its console (use StartWithConsole)")
+	}
+	if _, err := io.WriteString(s.console, line+"\n"); err != nil {
+		t.Fatalf("ibsim console: %v", err)
+	}
+}
+
+func start(t testing.TB, netfile string, console bool, extra ...string) *Sim {
+	t.Helper()
 	Require(t)
 	dir := t.TempDir()
 	s := &Sim{
@@ -122,8 +147,18 @@ func Start(t testing.TB, netfile string, extra ...string) *Sim {
 		t.Fatal(err)
 	}
 	args := append([]string{"-n", "-s"}, extra...)
+	if console {
+		args = args[1:] // the console reads stdin, which stays open
+	}
 	args = append(args, netfile)
 	s.cmd = exec.Command("ibsim", args...)
+	if console {
+		w, err := s.cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.console = w
+	}
 	s.cmd.Env = append(os.Environ(), "IBSIM_SOCKNAME="+s.Sock)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -168,6 +203,9 @@ func (s *Sim) Stop() {
 		return
 	}
 	pid := s.cmd.Process.Pid
+	if s.console != nil {
+		s.console.Close()
+	}
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	select {
 	case <-s.done:

@@ -66,7 +66,7 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 //
 //export slimrouteCompute
 func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) C.int {
-	cfg := pipeline.Config{LMC: -1}
+	cfg := pipeline.Config{LMC: -1, Deadlock: "auto"}
 	if p := C.GoString(cfgPath); p != "" {
 		fh, err := os.Open(p)
 		if err != nil {
@@ -76,6 +76,9 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msg
 		fh.Close()
 		if err != nil {
 			return errOut(msg, msgLen, err)
+		}
+		if cfg.Deadlock == "" {
+			cfg.Deadlock = "auto" // a failing cable must not push OpenSM off the plugin
 		}
 	}
 	data := C.GoBytes(unsafe.Pointer(js), jsLen)
