@@ -52,11 +52,20 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	if c.Layers == 0 {
 		c.Layers = 4
 	}
+	// LIDs first: a fabric that does not fit is refused before any routing
+	lmc := c.LMC
+	if lmc < 0 {
+		lmc = layers.LMC(c.Layers)
+	}
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric})
+	if err != nil {
+		return nil, err
+	}
 	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed})
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Routing: r}
+	res := &Result{Routing: r, LIDs: lids}
 	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort}
 	switch c.Deadlock {
 	case "", "hops":
@@ -72,14 +81,6 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("deadlock = %q: want hops, dfsssp, auto or none", c.Deadlock)
 	}
-	if err != nil {
-		return nil, err
-	}
-	lmc := c.LMC
-	if lmc < 0 {
-		lmc = layers.LMC(r.NumLayers())
-	}
-	res.LIDs, err = lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric})
 	if err != nil {
 		return nil, err
 	}

@@ -169,3 +169,57 @@ func TestAnalyzeReportsLayersAndWritesCharts(t *testing.T) {
 		}
 	}
 }
+
+func TestRouteWritesVerifiedFilesDeterministically(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		out, err := runApp(t, "route", "--slimfly", "5", "--deadlock", "hops", "-o", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "no CDG cycle") || !strings.Contains(out, "uses 3 VLs and 5 SLs") {
+			t.Fatalf("route output:\n%s", out)
+		}
+	}
+	for _, name := range []string{"opensm-lfts.txt", "guid2lid", "path-sl.txt", "sl2vl.txt", "summary.json"} {
+		x, err1 := os.ReadFile(filepath.Join(a, name))
+		y, err2 := os.ReadFile(filepath.Join(b, name))
+		if err1 != nil || err2 != nil || len(x) == 0 || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two runs (%v %v)", name, err1, err2)
+		}
+	}
+}
+
+func TestRouteRefusesWhatItCannotDo(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"route", "--slimfly", "29", "-o", t.TempDir()}, "use LMC 0 (1 layers)"},
+		{[]string{"route", "--slimfly", "5", "--deadlock", "none", "-o", t.TempDir()}, "credit loop"},
+		{[]string{"route", "--slimfly", "5", "--deadlock", "dfsssp", "--vls", "2", "-o", t.TempDir()}, "DFSSSP needs more than 2 VLs"},
+		{[]string{"route", "--slimfly", "5", "--deadlock", "hops", "--vls", "2", "-o", t.TempDir()}, "needs 3 VLs"},
+		{[]string{"route", "--slimfly", "5", "--deadlock", "lash", "-o", t.TempDir()}, "want hops, dfsssp, auto or none"},
+	} {
+		_, err := runApp(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+	// nothing was written for a refused run
+	dir := t.TempDir()
+	runApp(t, "route", "--slimfly", "5", "--deadlock", "none", "-o", dir)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a refused route left %d files", len(entries))
+	}
+}
+
+func TestPathShowsEveryLayer(t *testing.T) {
+	out, err := runApp(t, "path", "--slimfly", "5", "--from", "hca-0-0-0-1", "--to", "hca-1-4-2-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out, "layer ") != 4 || !strings.Contains(out, "sw-0-0-0[") || !strings.Contains(out, `"hca-1-4-2-3"[1]`) {
+		t.Fatalf("path output:\n%s", out)
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"slimroute/fabric"
+	"slimroute/layers"
+)
+
+func pathCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "path",
+		Usage: "show the route of one source and destination in every layer",
+		Description: `Routes the fabric as slimroute route does and prints, per layer (LID offset),
+the switches a packet from --from to --to passes, with the egress ports.
+
+Example:
+   slimroute path --slimfly 5 --from hca-0-0-0-1 --to hca-1-4-2-3`,
+		Flags: append(sourceFlags(),
+			&cli.StringFlag{Name: "from", Required: true, Usage: "source HCA (or switch) name"},
+			&cli.StringFlag{Name: "to", Required: true, Usage: "destination HCA (or switch) name"},
+			&cli.IntFlag{Name: "to-port", Value: 1, Usage: "destination HCA port"},
+			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4},
+			&cli.IntFlag{Name: "min-len"},
+			&cli.IntFlag{Name: "max-len"},
+			&cli.Uint64Flag{Name: "seed", Value: 1},
+		),
+		Action: func(c *cli.Context) error {
+			f, err := loadFabric(c)
+			if err != nil {
+				return err
+			}
+			r, err := layers.Compute(f, layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return err
+			}
+			src, err := switchOf(f, r, c.String("from"))
+			if err != nil {
+				return err
+			}
+			to, ok := f.NodeByName(c.String("to"))
+			if !ok {
+				return fmt.Errorf("--to %q: no such node", c.String("to"))
+			}
+			want := fabric.PortRef{Node: to, Port: c.Int("to-port")}
+			if f.Node(to).Kind == fabric.Switch {
+				want.Port = 0
+			}
+			dest := -1
+			for d, x := range r.Dests() {
+				if x.Port == want {
+					dest = d
+				}
+			}
+			if dest < 0 {
+				return fmt.Errorf("%s is not a destination (no cable on that port?)", f.PortString(want))
+			}
+			layersShown := r.NumLayers()
+			if dest >= r.NumEndpoints() {
+				layersShown = 1 // a switch LID has no layers
+			}
+			for k := 0; k < layersShown; k++ {
+				path, err := r.Path(k, src, dest)
+				if err != nil {
+					return err
+				}
+				hops := make([]string, len(path))
+				for i, s := range path {
+					hops[i] = fmt.Sprintf("%s[%d]", f.Node(r.SwitchID(s)).Name, r.NextPort(k, s, dest))
+				}
+				fmt.Fprintf(c.App.Writer, "layer %d (%d hops): %s -> %s\n", k, len(path)-1, strings.Join(hops, " -> "), r.DestName(dest))
+			}
+			return nil
+		},
+	}
+}
+
+// switchOf returns the switch index a named node sends from.
+func switchOf(f *fabric.Fabric, r *layers.Routing, name string) (int, error) {
+	id, ok := f.NodeByName(name)
+	if !ok {
+		return 0, fmt.Errorf("--from %q: no such node", name)
+	}
+	if s := r.SwitchIndex(id); s >= 0 {
+		return s, nil
+	}
+	for p := 1; p <= f.Node(id).Ports; p++ {
+		if peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p}); ok {
+			if s := r.SwitchIndex(peer.Node); s >= 0 {
+				return s, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("--from %q is not cabled to a switch", name)
+}
