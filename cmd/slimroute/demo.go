@@ -6,11 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"slimroute/analysis"
 	"slimroute/fabric"
 	"slimroute/internal/atomicfile"
+	"slimroute/pipeline"
 	"slimroute/slimfly"
 )
 
@@ -19,8 +22,11 @@ import (
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
-		Usage: "build the paper's q=5 Slim Fly, print its stats and write it in every format",
-		Description: `Writes <dir>/sf<q>.{net,ibnetdiscover,json,dot,node-name-map} and stats.json.
+		Usage: "the main job on the paper's q=5 Slim Fly: topology, 4-layer routing, VLs, verification, OpenSM files, quality",
+		Description: `Builds the Slim Fly, writes <dir>/sf<q>.{net,ibnetdiscover,json,dot,node-name-map} and
+stats.json, routes it in 4 layers with hop-indexed VLs, verifies the tables, writes
+OpenSM's files to <dir>/route (as slimroute route does), and prints the routing's
+quality (slimroute analyze).
 
 Example:
    slimroute demo -o out/ && ibsim -n -s out/sf5.net`,
@@ -57,11 +63,33 @@ Example:
 				_, err := fmt.Fprintf(w, "%s\n", b)
 				return err
 			})
-			if err == nil {
-				fmt.Fprintf(c.App.Writer, "  %-16s %s\n", "stats", path)
-				fmt.Fprintf(c.App.Writer, "\nsimulate it: ibsim -n -s %s\n", filepath.Join(dir, fmt.Sprintf("sf%d.net", q)))
+			if err != nil {
+				return err
 			}
-			return err
+			fmt.Fprintf(c.App.Writer, "  %-16s %s\n\n", "stats", path)
+			res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "hops", Seed: 1, LMC: -1})
+			if err != nil {
+				return err
+			}
+			rdir := filepath.Join(dir, "route")
+			sum, err := writeRoute(rdir, f, res, false)
+			if err != nil {
+				return err
+			}
+			printRoute(c.App.Writer, res, sum, rdir)
+			rep, err := analysis.Analyze(analysis.FromRouting(res.Routing), analysis.Options{Permutations: 100, Seed: 1})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer)
+			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+			if err := printSummary(tw, fmt.Sprintf("q=%d slimroute", q), rep, true); err != nil {
+				return err
+			}
+			tw.Flush()
+			fmt.Fprintf(c.App.Writer, "\nsimulate it: ibsim -n -s %s\nprogram it:  cp %s/guid2lid $OSM_CACHE_DIR/ && opensm -R file -U %s/opensm-lfts.txt -l 2\n",
+				filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), rdir, rdir)
+			return nil
 		},
 	}
 }

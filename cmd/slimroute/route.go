@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -96,96 +97,107 @@ Examples:
 				return err
 			}
 			lap("pipeline_ms")
-			r, a, lids, tab, rep := res.Routing, res.Assignment, res.LIDs, res.Tables, res.Verify
 			dir := c.String("output")
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			sum, err := writeRoute(dir, f, res, c.Bool("ibdmchk"))
+			if err != nil {
 				return err
 			}
-			var sum routeSummary
-			sum.Fabric = fabric.ComputeStats(f)
-			sum.Layers, sum.Bounds, sum.Stats = r.NumLayers(), r.Bounds.String(), r.Stats
-			sum.Deadlock.Scheme = string(a.Scheme)
-			sum.Deadlock.VLsNeeded, sum.Deadlock.VLsUsed, sum.Deadlock.SLsUsed = a.Needed, a.VLs, a.SLs
-			sum.Deadlock.Packing, sum.Deadlock.RoutesOnCycle = a.Packing, a.RoutesOnCycle
-			sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC), len(lids.Ports), int(lids.Top)
-			sum.Verify = rep
-			for _, p := range tab.Unreachable {
-				sum.Unreachable = append(sum.Unreachable, f.PortString(p))
-			}
-			files := []struct {
-				name  string
-				write func(io.Writer) error
-			}{
-				{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab) }},
-				{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
-				{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab) }},
-				{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
-			}
-			if c.Bool("ibdmchk") {
-				view, err := lft.NewIBDMView(tab)
-				if err != nil {
-					return err
-				}
-				if err := os.MkdirAll(filepath.Join(dir, "ibdmchk"), 0o755); err != nil {
-					return err
-				}
-				files = append(files, []struct {
-					name  string
-					write func(io.Writer) error
-				}{
-					{"ibdmchk/subnet.lst", view.WriteSubnetList},
-					{"ibdmchk/fdbs", view.WriteFDBs},
-					{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
-					{"ibdmchk/psl", view.WritePathSL},
-					{"ibdmchk/sl2vl", view.WriteSL2VL},
-				}...)
-			}
-			for _, file := range files {
-				if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
-					return err
-				}
-				sum.Files = append(sum.Files, file.name)
-			}
 			lap("write_ms")
-			sum.Files = append(sum.Files, "summary.json", "timings.json")
-			for name, v := range map[string]any{"summary.json": sum, "timings.json": timings} {
-				b, _ := json.MarshalIndent(v, "", "  ")
-				if err := atomicfile.Write(filepath.Join(dir, name), 0o644, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
-					return err
-				}
+			if err := writeJSON(filepath.Join(dir, "timings.json"), timings); err != nil {
+				return err
 			}
-			out := c.App.Writer
-			fmt.Fprintf(out, "routed %d switches, %d endpoints in %d layers (%s in layers ≥ 1)\n", sum.Fabric.Switches, sum.Fabric.Endpoints, r.NumLayers(), r.Bounds)
-			for _, st := range r.Stats {
-				fmt.Fprintf(out, "  layer %d: %d pairs, %d in bounds, %d fallback, lengths %v\n", st.Layer, st.Pairs, st.InBounds, st.Fallback, st.Lengths)
-			}
-			fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
-			if a.Packing != "" {
-				fmt.Fprintf(out, " (%s)", a.Packing)
-			}
-			fmt.Fprintln(out)
-			if a.RoutesOnCycle > 0 {
-				fmt.Fprintf(out, "WARNING: best effort: %d routes remain on cycles, e.g. %s\n", a.RoutesOnCycle, a.OnCycle[0])
-			}
-			fmt.Fprintf(out, "LIDs: LMC %d, %d ports, top LID 0x%04x\n", lids.LMC, len(lids.Ports), lids.Top)
-			verdict := "no CDG cycle"
-			if !rep.Acyclic() {
-				verdict = "CYCLE " + rep.CycleString()
-			}
-			fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
-			fmt.Fprintf(out, "wrote %s/{%s}\n", dir, joinNames(sum.Files))
+			sum.Files = append(sum.Files, "timings.json")
+			printRoute(c.App.Writer, res, sum, dir)
 			return nil
 		},
 	}
 }
 
-func joinNames(n []string) string {
-	s := ""
-	for i, x := range n {
-		if i > 0 {
-			s += ","
-		}
-		s += x
+// writeRoute writes the files of a routing run into dir, atomically, and
+// returns the summary it wrote.
+func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (*routeSummary, error) {
+	r, a, lids, tab, rep := res.Routing, res.Assignment, res.LIDs, res.Tables, res.Verify
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
-	return s
+	sum := &routeSummary{}
+	sum.Fabric = fabric.ComputeStats(f)
+	sum.Layers, sum.Bounds, sum.Stats = r.NumLayers(), r.Bounds.String(), r.Stats
+	sum.Deadlock.Scheme = string(a.Scheme)
+	sum.Deadlock.VLsNeeded, sum.Deadlock.VLsUsed, sum.Deadlock.SLsUsed = a.Needed, a.VLs, a.SLs
+	sum.Deadlock.Packing, sum.Deadlock.RoutesOnCycle = a.Packing, a.RoutesOnCycle
+	sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC), len(lids.Ports), int(lids.Top)
+	sum.Verify = rep
+	for _, p := range tab.Unreachable {
+		sum.Unreachable = append(sum.Unreachable, f.PortString(p))
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab) }},
+		{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
+		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab) }},
+		{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
+	}
+	if ibdm {
+		view, err := lft.NewIBDMView(tab)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "ibdmchk"), 0o755); err != nil {
+			return nil, err
+		}
+		files = append(files, []struct {
+			name  string
+			write func(io.Writer) error
+		}{
+			{"ibdmchk/subnet.lst", view.WriteSubnetList},
+			{"ibdmchk/fdbs", view.WriteFDBs},
+			{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
+			{"ibdmchk/psl", view.WritePathSL},
+			{"ibdmchk/sl2vl", view.WriteSL2VL},
+		}...)
+	}
+	for _, file := range files {
+		if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
+			return nil, err
+		}
+		sum.Files = append(sum.Files, file.name)
+	}
+	sum.Files = append(sum.Files, "summary.json")
+	return sum, writeJSON(filepath.Join(dir, "summary.json"), sum)
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
+}
+
+// printRoute prints what a routing run did, for people.
+func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir string) {
+	r, a, lids, rep := res.Routing, res.Assignment, res.LIDs, res.Verify
+	fmt.Fprintf(out, "routed %d switches, %d endpoints in %d layers (%s in layers ≥ 1)\n", sum.Fabric.Switches, sum.Fabric.Endpoints, r.NumLayers(), r.Bounds)
+	for _, st := range r.Stats {
+		fmt.Fprintf(out, "  layer %d: %d pairs, %d in bounds, %d fallback, lengths %v\n", st.Layer, st.Pairs, st.InBounds, st.Fallback, st.Lengths)
+	}
+	fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
+	if a.Packing != "" {
+		fmt.Fprintf(out, " (%s)", a.Packing)
+	}
+	fmt.Fprintln(out)
+	if a.RoutesOnCycle > 0 {
+		fmt.Fprintf(out, "WARNING: best effort: %d routes remain on cycles, e.g. %s\n", a.RoutesOnCycle, a.OnCycle[0])
+	}
+	fmt.Fprintf(out, "LIDs: LMC %d, %d ports, top LID 0x%04x\n", lids.LMC, len(lids.Ports), lids.Top)
+	verdict := "no CDG cycle"
+	if !rep.Acyclic() {
+		verdict = "CYCLE " + rep.CycleString()
+	}
+	fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
+	fmt.Fprintf(out, "wrote %s/{%s}\n", dir, strings.Join(sum.Files, ","))
 }
