@@ -33,40 +33,15 @@ func (g *dag) addEdge(a, b int32) bool {
 		return false
 	}
 	if lb, ub := g.ord[b], g.ord[a]; lb < ub {
-		// b precedes a: search forward from b within ord ≤ ub
+		// b precedes a: search forward from b within ord < ub (reaching a
+		// closes a cycle), and backward from a within ord > lb
 		g.epoch++
-		g.fwd = g.fwd[:0]
-		g.stack = append(g.stack[:0], b)
-		g.mark[b] = g.epoch
-		for len(g.stack) > 0 {
-			x := g.stack[len(g.stack)-1]
-			g.stack = g.stack[:len(g.stack)-1]
-			g.fwd = append(g.fwd, x)
-			for _, y := range g.succ[x] {
-				if y == a {
-					return false // a cycle: b reaches a
-				}
-				if g.mark[y] != g.epoch && g.ord[y] < ub {
-					g.mark[y] = g.epoch
-					g.stack = append(g.stack, y)
-				}
-			}
+		var cycle bool
+		g.fwd, cycle = g.search(g.fwd[:0], b, g.succ, a, func(o int32) bool { return o < ub })
+		if cycle {
+			return false
 		}
-		// and backward from a within ord ≥ lb
-		g.back = g.back[:0]
-		g.stack = append(g.stack[:0], a)
-		g.mark[a] = g.epoch
-		for len(g.stack) > 0 {
-			x := g.stack[len(g.stack)-1]
-			g.stack = g.stack[:len(g.stack)-1]
-			g.back = append(g.back, x)
-			for _, y := range g.pred[x] {
-				if g.mark[y] != g.epoch && g.ord[y] > lb {
-					g.mark[y] = g.epoch
-					g.stack = append(g.stack, y)
-				}
-			}
-		}
+		g.back, _ = g.search(g.back[:0], a, g.pred, -1, func(o int32) bool { return o > lb })
 		// the backward set goes first, then the forward set, into the
 		// positions both occupied
 		byOrd := func(s []int32) {
@@ -87,6 +62,29 @@ func (g *dag) addEdge(a, b int32) bool {
 	g.succ[a] = append(g.succ[a], b)
 	g.pred[b] = append(g.pred[b], a)
 	return true
+}
+
+// search collects into out the nodes reachable from start over adj whose
+// position in the order passes within, marking them with the current
+// epoch; it stops early, reporting true, when it meets stop.
+func (g *dag) search(out []int32, start int32, adj [][]int32, stop int32, within func(int32) bool) ([]int32, bool) {
+	g.stack = append(g.stack[:0], start)
+	g.mark[start] = g.epoch
+	for len(g.stack) > 0 {
+		x := g.stack[len(g.stack)-1]
+		g.stack = g.stack[:len(g.stack)-1]
+		out = append(out, x)
+		for _, y := range adj[x] {
+			if y == stop {
+				return out, true
+			}
+			if g.mark[y] != g.epoch && within(g.ord[y]) {
+				g.mark[y] = g.epoch
+				g.stack = append(g.stack, y)
+			}
+		}
+	}
+	return out, false
 }
 
 // tryAdd adds the dependencies of a route through the channels in order,

@@ -105,37 +105,31 @@ var ErrLoop = errors.New("forwarding loop")
 // in a layer, s first and d's switch last.
 func (r *Routing) Path(layer, s, d int) ([]int, error) {
 	path := []int{s}
-	for x := s; ; {
-		e := r.entry(layer, x, d)
-		switch {
-		case e == hopLocal:
-			return path, nil
-		case e == hopNone:
-			return path, fmt.Errorf("layer %d: no route from %s to %s", layer, r.switchName(x), r.DestName(d))
-		}
-		x = r.g.adj[x][e].Peer
-		path = append(path, x)
-		if len(path) > len(r.g.ids) {
-			return path, fmt.Errorf("layer %d, %s to %s: %w", layer, r.switchName(s), r.DestName(d), ErrLoop)
-		}
-	}
+	err := r.walk(layer, s, d, func(x, e int) { path = append(path, r.g.adj[x][e].Peer) })
+	return path, err
 }
 
 // PathChannels is Path as global channel ids (see ChannelID), for metrics.
 func (r *Routing) PathChannels(layer, s, d int, buf []int) ([]int, error) {
 	buf = buf[:0]
+	err := r.walk(layer, s, d, func(x, e int) { buf = append(buf, r.g.chOff[x]+e) })
+	return buf, err
+}
+
+// walk follows the layer's next hops from switch s toward d, calling hop
+// with each switch and the channel index it takes.
+func (r *Routing) walk(layer, s, d int, hop func(x, e int)) error {
 	for x, steps := s, 0; ; steps++ {
 		e := r.entry(layer, x, d)
 		switch {
 		case e == hopLocal:
-			return buf, nil
+			return nil
 		case e == hopNone:
-			return buf, fmt.Errorf("layer %d: no route from %s to %s", layer, r.switchName(x), r.DestName(d))
+			return fmt.Errorf("layer %d: no route from %s to %s", layer, r.switchName(x), r.DestName(d))
+		case steps >= len(r.g.ids):
+			return fmt.Errorf("layer %d, %s to %s: %w", layer, r.switchName(s), r.DestName(d), ErrLoop)
 		}
-		if steps > len(r.g.ids) {
-			return buf, fmt.Errorf("layer %d, %s to %s: %w", layer, r.switchName(s), r.DestName(d), ErrLoop)
-		}
-		buf = append(buf, r.g.chOff[x]+int(e))
+		hop(x, int(e))
 		x = r.g.adj[x][e].Peer
 	}
 }

@@ -5,16 +5,12 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"slimroute/deadlock"
 	"slimroute/fabric"
+	"slimroute/internal/tomlfile"
 	"slimroute/layers"
 	"slimroute/lft"
 )
@@ -102,21 +98,6 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 // the key. LMC is derived from the layers.
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	md, err := toml.NewDecoder(r).Decode(&c)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return c, &fabric.ParseError{File: file, Line: pe.Position.Line, Msg: pe.Message}
-		}
-		return c, fmt.Errorf("%s: %w", file, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		sort.Strings(keys)
-		return c, fmt.Errorf("%s: unknown key %s; known keys: layers, min_len, max_len, seed, deadlock, vls, best_effort, lft_cap", file, strings.Join(keys, ", "))
-	}
-	return c, nil
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, deadlock, vls, best_effort, lft_cap")
+	return c, err
 }

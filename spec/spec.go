@@ -34,13 +34,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"slimroute/clos"
 	"slimroute/fabric"
+	"slimroute/internal/tomlfile"
 	"slimroute/slimfly"
 )
 
@@ -93,26 +91,8 @@ type Racks struct {
 // Parse reads a spec. file names the input in errors.
 func Parse(r io.Reader, file string) (Spec, error) {
 	var s Spec
-	md, err := toml.NewDecoder(r).Decode(&s)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			line := pe.Position.Line
-			if strings.Contains(pe.Message, `got '\n'`) && line > 1 {
-				line-- // the newline that ends line N is reported on line N+1
-			}
-			return s, &fabric.ParseError{File: file, Line: line, Msg: pe.Message}
-		}
-		return s, fmt.Errorf("%s: %w", file, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		sort.Strings(keys)
-		return s, fmt.Errorf("%s: unknown key %s; known keys: kind, radix, [slimfly] q/endpoints, [clos] levels/oversubscription/hosts_per_leaf/leaf_uplinks/leaves/spines/pods/spine_uplinks/cores, [kary] k/n, [naming] prefix, [racks] units",
-			file, strings.Join(keys, ", "))
+	if err := tomlfile.Decode(r, file, &s, "kind, radix, [slimfly] q/endpoints, [clos] levels/oversubscription/hosts_per_leaf/leaf_uplinks/leaves/spines/pods/spine_uplinks/cores, [kary] k/n, [naming] prefix, [racks] units"); err != nil {
+		return s, err
 	}
 	if err := s.check(); err != nil {
 		return s, fmt.Errorf("%s: %w", file, err)

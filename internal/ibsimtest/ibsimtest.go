@@ -202,16 +202,21 @@ func (s *Sim) Stop() {
 	if s.stopped.Swap(true) {
 		return
 	}
-	pid := s.cmd.Process.Pid
 	if s.console != nil {
 		s.console.Close()
 	}
+	stopGroup(s.cmd.Process.Pid, s.done, 5*time.Second)
+}
+
+// stopGroup ends the process group of pid: SIGTERM, then SIGKILL if done
+// has not reported its exit within grace.
+func stopGroup(pid int, done <-chan error, grace time.Duration) {
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	select {
-	case <-s.done:
-	case <-time.After(5 * time.Second):
+	case <-done:
+	case <-time.After(grace):
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-s.done
+		<-done
 	}
 }
 
@@ -388,12 +393,5 @@ func (m *SM) Stop() {
 	if m.stopped.Swap(true) {
 		return
 	}
-	pid := m.cmd.Process.Pid
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	select {
-	case <-m.done:
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-m.done
-	}
+	stopGroup(m.cmd.Process.Pid, m.done, 10*time.Second)
 }

@@ -1,0 +1,40 @@
+// Package tomlfile decodes slimroute's TOML files strictly: syntax errors
+// carry file and line, unknown keys are errors that name them.
+package tomlfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"slimroute/fabric"
+)
+
+// Decode reads r into v. known lists the valid keys for the error message.
+func Decode(r io.Reader, file string, v any, known string) error {
+	md, err := toml.NewDecoder(r).Decode(v)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			line := pe.Position.Line
+			if strings.Contains(pe.Message, `got '\n'`) && line > 1 {
+				line-- // the newline that ends line N is reported on line N+1
+			}
+			return &fabric.ParseError{File: file, Line: line, Msg: pe.Message}
+		}
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return fmt.Errorf("%s: unknown key %s; known keys: %s", file, strings.Join(keys, ", "), known)
+	}
+	return nil
+}
