@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"slimroute/clos"
 	"slimroute/deadlock"
 	"slimroute/fabric"
 	"slimroute/internal/ibsimtest"
 	"slimroute/layers"
 	"slimroute/lft"
+	"slimroute/pipeline"
 	"slimroute/slimfly"
 )
 
@@ -30,39 +32,37 @@ type routed struct {
 	sims *ibsimtest.Sim
 }
 
-func routeQ(t *testing.T, q int, scheme string) *routed {
+// fabricCase names a fabric the OpenSM tests run on: the CLI arguments
+// that build it and the builder that gives the same fabric in-process.
+type fabricCase struct {
+	name  string
+	topo  []string // slimroute topo arguments
+	build func() (*fabric.Fabric, error)
+}
+
+var (
+	caseQ5   = fabricCase{"slimfly-q5", []string{"slimfly", "--q", "5"}, func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 5}) }}
+	caseQ7   = fabricCase{"slimfly-q7", []string{"slimfly", "--q", "7"}, func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 7}) }}
+	caseClos = fabricCase{"clos-2level", []string{"clos", "--radix", "16"}, func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Radix: 16}) }}
+)
+
+// routeCase routes a fabric with the CLI (4 layers, LMC 2) and in-process,
+// and checks that both give the same tables.
+func routeCase(t *testing.T, fc fabricCase, scheme string) *routed {
 	t.Helper()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "route")
-	run(t, "route", "--slimfly", fmt.Sprint(q), "--layers", "4", "--deadlock", scheme, "-o", out)
-	net := filepath.Join(dir, "sf.net")
-	run(t, "topo", "slimfly", "--q", fmt.Sprint(q), "-o", net)
-	f, err := slimfly.Build(slimfly.Params{Q: q})
+	net := filepath.Join(dir, fc.name+".net")
+	run(t, append(append([]string{"topo"}, fc.topo...), "-o", net)...)
+	run(t, "route", "--fabric", net, "--layers", "4", "--deadlock", scheme, "-o", out)
+	f, err := fc.build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := layers.Compute(f, layers.Options{Layers: 4, Seed: 1})
+	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: scheme, Seed: 1, LMC: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a *deadlock.Assignment
-	if scheme == "hops" {
-		a, err = deadlock.AssignHops(r, deadlock.Options{})
-	} else {
-		a, err = deadlock.AssignDFSSSP(r, deadlock.Options{})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := lft.Build(r, a, lids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// the CLI wrote exactly these tables
 	fh, err := os.Open(filepath.Join(out, "opensm-lfts.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -72,10 +72,10 @@ func routeQ(t *testing.T, q int, scheme string) *routed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := mine.Diff(tab, 5); len(d) > 0 {
+	if d := mine.Diff(res.Tables, 5); len(d) > 0 {
 		t.Fatalf("slimroute route wrote other tables than the pipeline computes: %v", d)
 	}
-	return &routed{f: f, r: r, tab: tab, dir: out, net: net, lmc: 2}
+	return &routed{f: f, r: res.Routing, tab: res.Tables, dir: out, net: net, lmc: 2}
 }
 
 var tracertHop = regexp.MustCompile(`-> switch port \{0x[0-9a-f]+\}\[\d+\].*"([^"]+)"\s*$`)
@@ -90,8 +90,14 @@ var tracertHop = regexp.MustCompile(`-> switch port \{0x[0-9a-f]+\}\[\d+\].*"([^
 // CDG cycle.
 func TestOpenSMFileEngineProgramsOurTables(t *testing.T) {
 	ibsimtest.Require(t, "opensm", "ibroute", "ibtracert", "ibnetdiscover")
-	rt := routeQ(t, 5, "hops")
-	sim := ibsimtest.Start(t, rt.net)
+	for _, fc := range []fabricCase{caseQ5, caseQ7, caseClos} {
+		t.Run(fc.name, func(t *testing.T) { fileEngine(t, fc) })
+	}
+}
+
+func fileEngine(t *testing.T, fc fabricCase) {
+	rt := routeCase(t, fc, "auto")
+	sim := ibsimtest.Start(t, rt.net, ibsimtest.LimitsFor(rt.f)...)
 	g2l, err := os.ReadFile(filepath.Join(rt.dir, "guid2lid"))
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +127,7 @@ func TestOpenSMFileEngineProgramsOurTables(t *testing.T) {
 
 	// our verifier on what OpenSM dumped
 	rep := verifyDump(t, rt, dumpDir, rt.tab.Program())
-	t.Logf("OpenSM file engine: %d switches match, 200 ibtracert paths as predicted; verifier on its dump: %d paths, %d VLs, acyclic", len(rt.tab.Switches()), rep.Walks, rep.VLs)
+	t.Logf("%s, OpenSM file engine: %d switches match, 200 ibtracert paths as predicted; verifier on its dump: %d paths, %d VLs, acyclic", fc.name, len(rt.tab.Switches()), rep.Walks, rep.VLs)
 }
 
 // checkTracert runs ibtracert for n sampled (source, destination, LID
