@@ -31,8 +31,8 @@ import (
 // can exist. What the last switch does with the packet (delivery to the
 // HCA) adds no dependency between inter-switch channels. ∎
 //
-// The colouring only needs to separate (second, third) switch pairs that
-// routes actually use; it is found greedily, most constrained switch first
+// The colouring only needs to separate the second and third switch of
+// routes that have a hop 2 (three-hop routes); it is found greedily, most constrained switch first
 // (DSatur, Brélaz 1979). Routes longer than three hops, more colours than
 // the 16 SLs, or fewer than the needed VLs are errors.
 func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
@@ -60,7 +60,7 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 		}
 		longest = max(longest, hops)
 		second[i] = int32(path[1])
-		if hops >= 2 {
+		if hops == 3 { // only a route with a hop 2 needs its 2nd and 3rd switch told apart
 			a, b := int32(path[1]), int32(path[2])
 			conflict[a][b] = true
 			conflict[b][a] = true
