@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"slimroute/fabric"
+	"slimroute/lft"
 )
 
 func runApp(t *testing.T, args ...string) (string, error) {
@@ -221,5 +223,29 @@ func TestPathShowsEveryLayer(t *testing.T) {
 	}
 	if strings.Count(out, "layer ") != 4 || !strings.Contains(out, "sw-0-0-0[") || !strings.Contains(out, `"hca-1-4-2-3"[1]`) {
 		t.Fatalf("path output:\n%s", out)
+	}
+}
+
+func TestPcapExportReadsBackAsTheRouteFile(t *testing.T) {
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "lfts.pcap")
+	if _, err := runApp(t, "export", "--slimfly", "5", "--format", "pcap", "-o", pcap); err != nil {
+		t.Fatal(err)
+	}
+	back, err := runApp(t, "lft", "from-pcap", "--slimfly", "5", pcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runApp(t, "route", "--slimfly", "5", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, "opensm-lfts.txt"))
+	a, err := lft.ReadDump(strings.NewReader(back), "from-pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := lft.ReadDump(bytes.NewReader(want), "opensm-lfts.txt")
+	if len(a) != 50 || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("tables from the pcap (%d switches) differ from route's file (%d)", len(a), len(b))
 	}
 }

@@ -1,0 +1,136 @@
+package mad
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// DirectedRoutes returns, for every switch, the egress ports a
+// directed-route SMP takes from node sm to reach it (shortest, lowest ports
+// first); the SM's own switch has an empty route.
+func DirectedRoutes(f *fabric.Fabric, sm fabric.NodeID) (map[fabric.NodeID][]uint8, error) {
+	routes := map[fabric.NodeID][]uint8{sm: {}}
+	queue := []fabric.NodeID{sm}
+	for h := 0; h < len(queue); h++ {
+		x := queue[h]
+		n := f.Node(x)
+		if x != sm && n.Kind != fabric.Switch {
+			continue // SMPs pass through switches only
+		}
+		for p := 1; p <= n.Ports; p++ {
+			peer, ok := f.Peer(fabric.PortRef{Node: x, Port: p})
+			if !ok {
+				continue
+			}
+			if _, seen := routes[peer.Node]; seen {
+				continue
+			}
+			r := append(append([]uint8(nil), routes[x]...), uint8(p))
+			if len(r) > 63 {
+				return nil, fmt.Errorf("%s is more than 63 hops from the SM; directed routes cannot reach it", f.Node(peer.Node).Name)
+			}
+			routes[peer.Node] = r
+			queue = append(queue, peer.Node)
+		}
+	}
+	for _, id := range f.IDsOf(fabric.Switch) {
+		if _, ok := routes[id]; !ok {
+			return nil, fmt.Errorf("switch %s cannot be reached from the SM at %s", f.Node(id).Name, f.Node(sm).Name)
+		}
+	}
+	return routes, nil
+}
+
+// WriteLFTs writes, as a pcap file, the directed-route
+// SubnSet(LinearForwardingTable) SMPs that program the tables t into the
+// fabric from the SM at node sm: one per switch and 64-LID block up to the
+// highest LID, switches in GUID order. It returns the number of packets.
+func WriteLFTs(w io.Writer, t *lft.Tables, sm fabric.NodeID) (int, error) {
+	f := t.Fabric
+	routes, err := DirectedRoutes(f, sm)
+	if err != nil {
+		return 0, err
+	}
+	pw, err := NewWriter(w)
+	if err != nil {
+		return 0, err
+	}
+	switches := f.IDsOf(fabric.Switch)
+	sort.Slice(switches, func(i, j int) bool { return f.Node(switches[i]).GUID < f.Node(switches[j]).GUID })
+	var tid uint64
+	for _, sw := range switches {
+		tab := t.LFT(sw)
+		path := routes[sw]
+		for block := 0; block*64 < len(tab); block++ {
+			tid++
+			smp := &SMP{BaseVersion: 1, MgmtClass: MgmtClassDirected, ClassVersion: 1, Method: MethodSet,
+				HopCount: uint8(len(path)), TID: tid, AttrID: AttrLinearFwdTable, AttrMod: uint32(block),
+				DrSLID: PermissiveLID, DrDLID: PermissiveLID}
+			for i := range smp.Data {
+				smp.Data[i] = lft.Drop
+				if lid := block*64 + i; lid < len(tab) {
+					smp.Data[i] = tab[lid]
+				}
+			}
+			copy(smp.InitialPath[1:], path)
+			pkt, err := Encode(
+				&LRH{VL: 15, LNH: LNHIBALocal, DLID: PermissiveLID, SLID: PermissiveLID},
+				&BTH{OpCode: OpUDSendOnly, PKey: 0xFFFF, DestQP: 0, PSN: uint32(tid)},
+				&DETH{QKey: 0, SrcQP: 0}, smp)
+			if err != nil {
+				return 0, err
+			}
+			if err := pw.Write(pkt); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return int(tid), nil
+}
+
+// ReadLFTs reads a pcap file of directed-route LinearForwardingTable SMPs
+// sent from the SM at node sm, follows each packet's initial path through
+// f to the switch it programs, and returns the tables they set.
+func ReadLFTs(r io.Reader, file string, f *fabric.Fabric, sm fabric.NodeID) (lft.Dump, error) {
+	pkts, err := ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	d := lft.Dump{}
+	for i, pkt := range pkts {
+		_, _, _, smp, err := Decode(pkt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: packet %d: %w", file, i+1, err)
+		}
+		if smp.AttrID != AttrLinearFwdTable || smp.Method != MethodSet {
+			continue
+		}
+		at := sm
+		for h := 1; h <= int(smp.HopCount); h++ {
+			peer, ok := f.Peer(fabric.PortRef{Node: at, Port: int(smp.InitialPath[h])})
+			if !ok {
+				return nil, fmt.Errorf("%s: packet %d: hop %d leaves %s on port %d, which has no cable", file, i+1, h, f.Node(at).Name, smp.InitialPath[h])
+			}
+			at = peer.Node
+		}
+		n := f.Node(at)
+		if n.Kind != fabric.Switch {
+			return nil, fmt.Errorf("%s: packet %d: its directed route ends at %s, not a switch", file, i+1, n.Name)
+		}
+		tab := d[n.GUID]
+		if tab == nil {
+			tab = map[lft.LID]uint8{}
+			d[n.GUID] = tab
+		}
+		for j, port := range smp.Data {
+			if lid := int(smp.AttrMod)*64 + j; port != lft.Drop && lid <= int(lft.MaxUnicastLID) {
+				tab[lft.LID(lid)] = port
+			}
+		}
+	}
+	return d, nil
+}
