@@ -249,3 +249,16 @@ func TestPcapExportReadsBackAsTheRouteFile(t *testing.T) {
 		t.Fatalf("tables from the pcap (%d switches) differ from route's file (%d)", len(a), len(b))
 	}
 }
+
+func TestRouteNamesDisconnectedSwitches(t *testing.T) {
+	net := filepath.Join(t.TempDir(), "split.net")
+	os.WriteFile(net, []byte("Switch 4 \"a\"\n[1] \"h1\"[1]\n[2] \"b\"[2]\n\nSwitch 4 \"b\"\n[2] \"a\"[2]\n\nSwitch 4 \"lonely\"\n[1] \"h2\"[1]\n\nHca 1 \"h1\"\n[1] \"a\"[1]\n\nHca 1 \"h2\"\n[1] \"lonely\"[1]\n"), 0o644)
+	dir := t.TempDir()
+	_, err := runApp(t, "route", "--fabric", net, "-o", dir)
+	if err == nil || !strings.Contains(err.Error(), "disconnected") || !strings.Contains(err.Error(), "lonely") {
+		t.Fatalf("error %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a refused route left %d files", len(entries))
+	}
+}
