@@ -1,0 +1,178 @@
+// Package cabling turns a fabric into the sheets installers cable from, and
+// checks a discovered fabric against that plan, cable by cable, with
+// instructions an installer can follow.
+package cabling
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+
+	"slimroute/fabric"
+)
+
+// Geometry describes the machine room well enough to size cables.
+type Geometry struct {
+	// RackPitch is the distance between neighbouring racks in a row (m).
+	RackPitch float64
+	// RacksPerRow is how many racks stand in one row; 0 means one row.
+	RacksPerRow int
+	// RowPitch is the distance between rows (m).
+	RowPitch float64
+	// UnitHeight is the height of one rack unit (m).
+	UnitHeight float64
+	// Slack is added to every cable for routing inside the racks (m).
+	Slack float64
+	// CopperMax is the longest copper (DAC) cable; longer runs are optical.
+	CopperMax float64
+}
+
+// DefaultGeometry: 0.6 m racks, 2.4 m between rows, 44.45 mm units, 1 m of
+// slack, copper up to 3 m (a common limit for EDR/HDR DAC cables).
+var DefaultGeometry = Geometry{RackPitch: 0.6, RowPitch: 2.4, UnitHeight: 0.04445, Slack: 1, CopperMax: 3}
+
+// lengthClasses are the cable lengths sold (m); a run takes the next one up.
+var lengthClasses = []float64{0.5, 1, 1.5, 2, 2.5, 3, 5, 7, 10, 15, 20, 30, 50, 100}
+
+// End is one end of a cable.
+type End struct {
+	Rack, U int
+	Node    string
+	Port    int
+}
+
+// Cable is one row of the cable list.
+type Cable struct {
+	ID        string
+	A, B      End
+	IntraRack bool
+	Kind      string  // "copper" or "optical"
+	Length    float64 // length class, m
+}
+
+// Plan is a fabric's cable plan.
+type Plan struct {
+	Fabric *fabric.Fabric
+	Cables []Cable
+}
+
+// MakePlan lists every cable of f with its ends' positions, kind and length
+// class. Cables are ordered by the rack and name of their A end (the end on
+// the lower rack), then port, so each rack's cables come together.
+func MakePlan(f *fabric.Fabric, g Geometry) (*Plan, error) {
+	if g.RackPitch <= 0 || g.UnitHeight <= 0 || g.CopperMax <= 0 || g.Slack < 0 || g.RowPitch < 0 || g.RacksPerRow < 0 {
+		return nil, fmt.Errorf("geometry %+v: distances must be positive", g)
+	}
+	p := &Plan{Fabric: f}
+	for _, l := range f.Links() {
+		a, b := end(f, l.A), end(f, l.B)
+		if a.Rack > b.Rack || (a.Rack == b.Rack && (a.Node > b.Node || (a.Node == b.Node && a.Port > b.Port))) {
+			a, b = b, a
+		}
+		c := Cable{A: a, B: b, IntraRack: a.Rack == b.Rack && a.Rack > 0}
+		c.Length = lengthClass(distance(g, a, b))
+		c.Kind = "copper"
+		if c.Length > g.CopperMax {
+			c.Kind = "optical"
+		}
+		p.Cables = append(p.Cables, c)
+	}
+	sort.SliceStable(p.Cables, func(i, j int) bool {
+		x, y := p.Cables[i].A, p.Cables[j].A
+		if x.Rack != y.Rack {
+			return x.Rack < y.Rack
+		}
+		if x.Node != y.Node {
+			return x.Node < y.Node
+		}
+		return x.Port < y.Port
+	})
+	for i := range p.Cables {
+		c := &p.Cables[i]
+		c.ID = fmt.Sprintf("R%02d-%04d", c.A.Rack, i+1)
+	}
+	return p, nil
+}
+
+func end(f *fabric.Fabric, p fabric.PortRef) End {
+	n := f.Node(p.Node)
+	return End{Rack: n.Place.Rack, U: n.Place.U, Node: n.Name, Port: p.Port}
+}
+
+// distance estimates a cable run: along the row, across rows, up and down
+// the racks, plus slack.
+func distance(g Geometry, a, b End) float64 {
+	row := func(r int) (int, int) {
+		if g.RacksPerRow <= 0 || r <= 0 {
+			return 0, r
+		}
+		return (r - 1) / g.RacksPerRow, (r - 1) % g.RacksPerRow
+	}
+	ra, pa := row(a.Rack)
+	rb, pb := row(b.Rack)
+	d := math.Abs(float64(pa-pb))*g.RackPitch + math.Abs(float64(ra-rb))*g.RowPitch
+	if a.Rack != b.Rack {
+		// up to the tray and down again
+		d += float64(2*42) * g.UnitHeight / 2
+	} else {
+		d += math.Abs(float64(a.U-b.U)) * g.UnitHeight
+	}
+	return d + g.Slack
+}
+
+func lengthClass(d float64) float64 {
+	for _, l := range lengthClasses {
+		if d <= l+1e-9 {
+			return l
+		}
+	}
+	return math.Ceil(d)
+}
+
+// WriteCSV writes the cable list, one row per cable.
+func WriteCSV(w io.Writer, p *Plan) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"cable", "a_rack", "a_u", "a_node", "a_port", "b_rack", "b_u", "b_node", "b_port", "scope", "kind", "length_m"})
+	for _, c := range p.Cables {
+		scope := "inter-rack"
+		if c.IntraRack {
+			scope = "intra-rack"
+		}
+		cw.Write([]string{c.ID, itoa(c.A.Rack), itoa(c.A.U), c.A.Node, itoa(c.A.Port), itoa(c.B.Rack), itoa(c.B.U), c.B.Node, itoa(c.B.Port),
+			scope, c.Kind, strconv.FormatFloat(c.Length, 'f', -1, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// BOMLine counts the cables of one kind and length.
+type BOMLine struct {
+	Kind   string  `json:"kind"`
+	Length float64 `json:"length_m"`
+	Count  int     `json:"count"`
+}
+
+// BillOfMaterials counts the plan's cables per kind and length class.
+func (p *Plan) BillOfMaterials() []BOMLine {
+	count := map[[2]string]int{}
+	for _, c := range p.Cables {
+		count[[2]string{c.Kind, strconv.FormatFloat(c.Length, 'f', -1, 64)}]++
+	}
+	var out []BOMLine
+	for k, n := range count {
+		l, _ := strconv.ParseFloat(k[1], 64)
+		out = append(out, BOMLine{Kind: k[0], Length: l, Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Length < out[j].Length
+	})
+	return out
+}
