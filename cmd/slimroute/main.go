@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,10 @@ import (
 
 func main() {
 	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
+		var status exitStatus
+		if errors.As(err, &status) {
+			os.Exit(int(status)) // the command said what it had to
+		}
 		fmt.Fprintln(os.Stderr, "slimroute: "+indentRest(err.Error()))
 		os.Exit(1)
 	}
@@ -38,6 +43,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
    slimroute demo -o out/            # the paper's q=5 Slim Fly: stats and every file format
    slimroute topo slimfly --q 5 --format ibsim -o sf5.net
    slimroute topo stats --slimfly 7`,
-		Commands: []*cli.Command{topoCommand(), routeCommand(), pathCommand(), analyzeCommand(), exportCommand(), lftCommand(), demoCommand()},
+		Commands: []*cli.Command{topoCommand(), routeCommand(), pathCommand(), analyzeCommand(), exportCommand(), lftCommand(), cablingCommand(), demoCommand()},
 	}
 }

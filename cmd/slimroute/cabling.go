@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"slimroute/cabling"
+	"slimroute/fabric"
+	"slimroute/internal/atomicfile"
+)
+
+// exitStatus makes the command exit with a status, after printing nothing
+// more than it already has.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func cablingCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "cabling",
+		Usage: "cable plans before deployment, and wiring checks against ibnetdiscover",
+		Description: `Examples:
+   slimroute cabling plan --slimfly 5 -o plan/
+   slimroute cabling verify --plan plan/ --discovered ibnetdiscover.out`,
+		Subcommands: []*cli.Command{
+			{
+				Name:  "plan",
+				Usage: "write the cable list, rack sheets, rack diagram, node-name-map and expected topology",
+				Description: `Writes into DIR: cables.csv (one row per cable: ID, both ends with rack, U, node and port,
+intra-/inter-rack, kind and length class), racks.html (a printable sheet per rack), racks.svg
+(racks and inter-rack bundles), bom.json, node-name-map, expected.ibnetdiscover, fabric.net
+(ibsim) and fabric.json (what cabling verify compares against).
+
+Example:
+   slimroute cabling plan --config testdata/specs/sf5.toml -o plan/`,
+				Flags: append(sourceFlags(),
+					&cli.Float64Flag{Name: "rack-pitch", Value: cabling.DefaultGeometry.RackPitch, Usage: "distance between neighbouring racks (m)"},
+					&cli.IntFlag{Name: "racks-per-row", Usage: "racks in a row (0: one row)"},
+					&cli.Float64Flag{Name: "row-pitch", Value: cabling.DefaultGeometry.RowPitch, Usage: "distance between rows (m)"},
+					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry.CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`DIR`"},
+				),
+				Action: func(c *cli.Context) error {
+					f, err := loadFabric(c)
+					if err != nil {
+						return err
+					}
+					g := cabling.DefaultGeometry
+					g.RackPitch, g.RacksPerRow, g.RowPitch, g.CopperMax = c.Float64("rack-pitch"), c.Int("racks-per-row"), c.Float64("row-pitch"), c.Float64("copper-max")
+					p, err := cabling.MakePlan(f, g)
+					if err != nil {
+						return err
+					}
+					dir := c.String("output")
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						return err
+					}
+					files := []struct {
+						name  string
+						write func(io.Writer) error
+					}{
+						{"cables.csv", func(w io.Writer) error { return cabling.WriteCSV(w, p) }},
+						{"racks.html", func(w io.Writer) error { return cabling.WriteHTML(w, p) }},
+						{"racks.svg", func(w io.Writer) error { return cabling.WriteSVG(w, p) }},
+						{"node-name-map", func(w io.Writer) error { return fabric.WriteNodeNameMap(w, f) }},
+						{"expected.ibnetdiscover", func(w io.Writer) error { return fabric.WriteIBNetDiscover(w, f) }},
+						{"fabric.net", func(w io.Writer) error { return fabric.WriteIBSimNet(w, f) }},
+						{"fabric.json", func(w io.Writer) error { return fabric.WriteJSON(w, f) }},
+						{"bom.json", func(w io.Writer) error {
+							b, _ := json.MarshalIndent(p.BillOfMaterials(), "", "  ")
+							_, err := w.Write(append(b, '\n'))
+							return err
+						}},
+					}
+					for _, file := range files {
+						if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
+							return err
+						}
+					}
+					tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+					fmt.Fprintf(tw, "%d cables; bill of materials:\n", len(p.Cables))
+					for _, b := range p.BillOfMaterials() {
+						fmt.Fprintf(tw, "  %s\t%g m\t%d\n", b.Kind, b.Length, b.Count)
+					}
+					tw.Flush()
+					fmt.Fprintf(c.App.Writer, "wrote %s/{cables.csv,racks.html,racks.svg,bom.json,node-name-map,expected.ibnetdiscover,fabric.net,fabric.json}\n", dir)
+					return nil
+				},
+			},
+			{
+				Name:  "verify",
+				Usage: "compare an ibnetdiscover dump with the plan and say which cables to fix",
+				Description: `Matches discovered switches to planned ones by node description, by a node-name-map, by
+GUID, or by the HCAs cabled to them, and lists every wiring problem with an instruction,
+in rack order. Exit status: 0 as planned, 1 findings, 2 could not check.
+
+Example:
+   ibnetdiscover > found.txt && slimroute cabling verify --plan plan/ --discovered found.txt`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "plan", Required: true, Usage: "`DIR` written by cabling plan"},
+					&cli.StringFlag{Name: "discovered", Required: true, Usage: "ibnetdiscover output `FILE`"},
+					&cli.StringFlag{Name: "node-name-map", Usage: "rename discovered nodes by GUID first"},
+					&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+				},
+				Action: func(c *cli.Context) error {
+					rep, err := verifyCabling(c)
+					if err != nil {
+						fmt.Fprintln(c.App.ErrWriter, "slimroute: could not check: "+indentRest(err.Error()))
+						return exitStatus(2)
+					}
+					if c.Bool("json") {
+						b, _ := json.MarshalIndent(rep, "", "  ")
+						fmt.Fprintf(c.App.Writer, "%s\n", b)
+					} else {
+						fmt.Fprintf(c.App.Writer, "%d of %d planned cables as planned; %d findings (nodes matched: %v)\n", rep.OK, rep.Planned, len(rep.Findings), rep.MatchedBy)
+						for _, f := range rep.Findings {
+							fmt.Fprintf(c.App.Writer, "  [%s] %s\n", f.Kind, f.Instruction)
+						}
+					}
+					if !rep.Clean() {
+						return exitStatus(1)
+					}
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func verifyCabling(c *cli.Context) (*cabling.Report, error) {
+	open := func(path string) (*os.File, error) { return os.Open(path) }
+	pf, err := open(filepath.Join(c.String("plan"), "fabric.json"))
+	if err != nil {
+		return nil, err
+	}
+	defer pf.Close()
+	plan, err := fabric.ReadJSON(pf, pf.Name())
+	if err != nil {
+		return nil, err
+	}
+	df, err := open(c.String("discovered"))
+	if err != nil {
+		return nil, err
+	}
+	defer df.Close()
+	found, err := fabric.ReadIBNetDiscover(df, df.Name())
+	if err != nil {
+		return nil, err
+	}
+	if m := c.String("node-name-map"); m != "" {
+		mf, err := open(m)
+		if err != nil {
+			return nil, err
+		}
+		defer mf.Close()
+		nnm, err := fabric.ReadNodeNameMap(mf, m)
+		if err != nil {
+			return nil, err
+		}
+		if found, err = found.Renamed(nnm); err != nil {
+			return nil, err
+		}
+	}
+	return cabling.Verify(plan, found), nil
+}
