@@ -203,3 +203,40 @@ func TestPlanSizesCables(t *testing.T) {
 		t.Errorf("bill of materials counts %d cables of %d", total, len(p.Cables))
 	}
 }
+
+func TestUnknownNodesAndDegradedLinks(t *testing.T) {
+	f := planned(t)
+	// the plan expects 4x EDR everywhere
+	links := append([]fabric.Link(nil), f.Links()...)
+	for i := range links {
+		links[i].Width, links[i].Speed = fabric.Width4x, fabric.EDR
+	}
+	plan, err := fabric.New(f.Nodes(), links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// found: one cable trained at 1x, and a stranger on a free port
+	nodes := append([]fabric.Node(nil), plan.Nodes()...)
+	nodes = append(nodes, fabric.Node{Kind: fabric.HCA, Name: "laptop", GUID: 0xABC0, Ports: 1})
+	found := append([]fabric.Link(nil), plan.Links()...)
+	sw, _ := plan.NodeByName("sw-0-2-4")
+	i := at(found, sw, 9)
+	found[i].Width = fabric.Width1x
+	found = append(found, fabric.Link{A: fabric.PortRef{Node: sw, Port: 16}, B: fabric.PortRef{Node: fabric.NodeID(len(nodes) - 1), Port: 1}})
+	g, err := fabric.New(nodes, found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Verify(plan, g)
+	if kinds(r) != "degraded,unknown-node" {
+		t.Fatalf("findings %s: %+v", kinds(r), r.Findings)
+	}
+	for _, x := range r.Findings {
+		if x.Kind == Degraded && !strings.Contains(x.Instruction, "runs at 1xEDR, planned 4xEDR") {
+			t.Errorf("degraded: %q", x.Instruction)
+		}
+		if x.Kind == UnknownNode && !strings.Contains(x.Instruction, "sw-0-2-4 port 16: cabled to laptop") {
+			t.Errorf("unknown: %q", x.Instruction)
+		}
+	}
+}

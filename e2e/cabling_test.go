@@ -185,6 +185,26 @@ func TestCablingVerifyFindsInjectedFaults(t *testing.T) {
 			t.Fatalf("status %d:\n%s", status, out)
 		}
 	})
+	t.Run("degraded", func(t *testing.T) {
+		rated := filepath.Join(dir, "rated")
+		run(t, "cabling", "plan", "--slimfly", "5", "--rate", "4xQDR", "-o", rated)
+		p := readFabric(t, filepath.Join(rated, "fabric.json"), fabric.FormatJSON)
+		links := append([]fabric.Link(nil), p.Links()...)
+		sw, _ := p.NodeByName("sw-0-3-3")
+		for i, l := range links {
+			if (l.A.Node == sw && l.A.Port == 7) || (l.B.Node == sw && l.B.Port == 7) {
+				links[i].Speed = fabric.SDR // this cable trains at SDR
+			}
+		}
+		slow, err := fabric.New(p.Nodes(), links)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, status := runStatus(t, "cabling", "verify", "--plan", rated, "--discovered", discover(t, slow))
+		if status != 1 || !strings.Contains(out, "[degraded] rack 4, sw-0-3-3 port 7") && !strings.Contains(out, "port 7 runs at 4xSDR") || !strings.Contains(out, "1 findings") {
+			t.Fatalf("status %d:\n%s", status, out)
+		}
+	})
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, factory := range []bool{false, true} {
 			t.Run(fmt.Sprintf("seed=%d/factory=%v", seed, factory), func(t *testing.T) {

@@ -44,12 +44,26 @@ Example:
 					&cli.IntFlag{Name: "racks-per-row", Usage: "racks in a row (0: one row)"},
 					&cli.Float64Flag{Name: "row-pitch", Value: cabling.DefaultGeometry.RowPitch, Usage: "distance between rows (m)"},
 					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry.CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
+					&cli.StringFlag{Name: "rate", Usage: "planned link rate such as 4xEDR; verify reports cables that train slower"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`DIR`"},
 				),
 				Action: func(c *cli.Context) error {
 					f, err := loadFabric(c)
 					if err != nil {
 						return err
+					}
+					if r := c.String("rate"); r != "" {
+						w, s, err := fabric.ParseRate(r)
+						if err != nil {
+							return fmt.Errorf("--rate: %w", err)
+						}
+						links := append([]fabric.Link(nil), f.Links()...)
+						for i := range links {
+							links[i].Width, links[i].Speed = w, s
+						}
+						if f, err = fabric.New(f.Nodes(), links); err != nil {
+							return err
+						}
 					}
 					g := cabling.DefaultGeometry
 					g.RackPitch, g.RacksPerRow, g.RowPitch, g.CopperMax = c.Float64("rack-pitch"), c.Int("racks-per-row"), c.Float64("row-pitch"), c.Float64("copper-max")
