@@ -140,12 +140,7 @@ func Verify(plan, found *fabric.Fabric) *Report {
 	for p := range planned {
 		ends = append(ends, p)
 	}
-	sort.Slice(ends, func(i, j int) bool {
-		if ends[i].node != ends[j].node {
-			return ends[i].node < ends[j].node
-		}
-		return ends[i].num < ends[j].num
-	})
+	sortPorts(ends)
 	for _, x := range ends {
 		y := planned[x]
 		if done[x] || !present[x.node] || !present[y.node] {
@@ -206,12 +201,7 @@ func Verify(plan, found *fabric.Fabric) *Report {
 			left = append(left, p)
 		}
 	}
-	sort.Slice(left, func(i, j int) bool {
-		if left[i].node != left[j].node {
-			return left[i].node < left[j].node
-		}
-		return left[i].num < left[j].num
-	})
+	sortPorts(left)
 	for _, p := range left {
 		d := disc[p]
 		if done[p] {
@@ -239,6 +229,16 @@ func Verify(plan, found *fabric.Fabric) *Report {
 		return a.Port < b.Port
 	})
 	return rep
+}
+
+// sortPorts orders ports by node, then port number.
+func sortPorts(ps []port) {
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].node != ps[j].node {
+			return ps[i].node < ps[j].node
+		}
+		return ps[i].num < ps[j].num
+	})
 }
 
 func endName(f *fabric.Fabric, p port) string {

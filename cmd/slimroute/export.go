@@ -15,6 +15,16 @@ import (
 	"slimroute/pipeline"
 )
 
+// fabricAndSM loads the fabric and finds the node the SM runs on (--sm).
+func fabricAndSM(c *cli.Context) (*fabric.Fabric, fabric.NodeID, error) {
+	f, err := loadFabric(c)
+	if err != nil {
+		return nil, 0, err
+	}
+	sm, err := smNode(f, c.String("sm"))
+	return f, sm, err
+}
+
 func smNode(f *fabric.Fabric, name string) (fabric.NodeID, error) {
 	if name == "" {
 		sw := f.IDsOf(fabric.Switch)
@@ -53,11 +63,7 @@ Example:
 			if c.String("format") != "pcap" {
 				return fmt.Errorf("--format %q: want pcap", c.String("format"))
 			}
-			f, err := loadFabric(c)
-			if err != nil {
-				return err
-			}
-			sm, err := smNode(f, c.String("sm"))
+			f, sm, err := fabricAndSM(c)
 			if err != nil {
 				return err
 			}
@@ -101,11 +107,7 @@ Example:
 				if c.NArg() != 1 {
 					return fmt.Errorf("name one pcap file")
 				}
-				f, err := loadFabric(c)
-				if err != nil {
-					return err
-				}
-				sm, err := smNode(f, c.String("sm"))
+				f, sm, err := fabricAndSM(c)
 				if err != nil {
 					return err
 				}
