@@ -43,10 +43,6 @@ const (
 
 var speedNames = [...]string{"", "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR"}
 
-// Per-lane data rates in Gb/s after encoding, from the InfiniBand
-// Architecture Specification (8b/10b up to QDR, 64b/66b from FDR10).
-var laneGbps = [...]float64{0, 2, 4, 8, 10, 13.64, 25, 50, 100, 200}
-
 func (s Speed) String() string {
 	if int(s) < len(speedNames) {
 		return speedNames[s]
@@ -105,13 +101,4 @@ func ParseSpeed(s string) (Speed, error) {
 		}
 	}
 	return 0, fmt.Errorf("invalid link speed %q: want one of %s", s, strings.Join(speedNames[1:], ", "))
-}
-
-// Gbps returns the data rate of a link of width w and speed s, or 0 when
-// either is unknown.
-func Gbps(w Width, s Speed) float64 {
-	if int(s) >= len(laneGbps) {
-		return 0
-	}
-	return float64(w) * laneGbps[s]
 }

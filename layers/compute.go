@@ -17,7 +17,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 		return nil, err
 	}
 	S := len(g.ids)
-	r := &Routing{Fabric: f, g: g, layers: opts.Layers, seed: opts.Seed, Unattached: g.unattached}
+	r := &Routing{Fabric: f, g: g, layers: opts.Layers, Unattached: g.unattached}
 	r.Bounds = Bounds{Min: opts.MinLen, Max: opts.MaxLen}
 	if opts.MinLen == 0 {
 		if diameter(g) == 2 {

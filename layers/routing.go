@@ -28,7 +28,6 @@ type Routing struct {
 	g          *graph
 	layers     int
 	next       [][]uint8 // [layer][dest*S + switch]; layers ≥ 1 hold endpoints only
-	seed       uint64
 }
 
 // LayerStats summarises one layer.
