@@ -15,6 +15,12 @@ type almost struct {
 	seed  uint64
 	level []uint8 // [d*S + s]: layers that gave s a new in-bounds path to d
 
+	// per destination switch: each switch's channels whose peer is at
+	// distance ≤ 1 from it, and = 0 (it), in port order
+	nearT            int
+	nearOff, toOff   []int32
+	nearChan, toChan []uint8
+
 	// per destination
 	k, d    int
 	t       int
@@ -65,7 +71,7 @@ func newAlmost(g *graph, r *Routing, load []int64, seed uint64) *almost {
 	for _, v := range load {
 		total += v
 	}
-	return &almost{total: total,
+	return &almost{total: total, nearT: -1,
 		g: g, r: r, load: load, seed: seed,
 		level: make([]uint8, g.nEP*S),
 		dist:  make([]int32, S), order: make([]int32, 0, S),
@@ -94,6 +100,7 @@ func (a *almost) layer(k int) LayerStats {
 		a.tab[a.t] = hopLocal
 		a.hops[a.t] = 0
 		a.order = g.bfs(a.t, a.dist, a.order)
+		a.prepareNear()
 
 		// Sources in priority order: fewest alternatives so far first,
 		// switches without endpoints last, ties by a seeded shuffle.
@@ -225,59 +232,119 @@ func (a *almost) search(s int) {
 	a.dfs(s, 0, 0)
 }
 
+// prepareNear lists, for the current destination switch, the channels of
+// every switch that lead to a switch at distance ≤ 1 from it, and to it.
+// When a path may take only one or no more hop after the next, only those
+// channels can finish in bounds (a pinned switch's route is never shorter
+// than its distance), so dfs scans them instead of all channels, in the
+// same port order: the search finds the same paths, faster.
+func (a *almost) prepareNear() {
+	if a.nearT == a.t {
+		return
+	}
+	a.nearT = a.t
+	g := a.g
+	S := len(g.adj)
+	a.nearOff, a.toOff = a.nearOff[:0], a.toOff[:0]
+	a.nearChan, a.toChan = a.nearChan[:0], a.toChan[:0]
+	for x := 0; x < S; x++ {
+		a.nearOff = append(a.nearOff, int32(len(a.nearChan)))
+		a.toOff = append(a.toOff, int32(len(a.toChan)))
+		for i, c := range g.adj[x] {
+			switch a.dist[c.Peer] {
+			case 0:
+				a.toChan = append(a.toChan, uint8(i))
+				a.nearChan = append(a.nearChan, uint8(i))
+			case 1:
+				a.nearChan = append(a.nearChan, uint8(i))
+			}
+		}
+	}
+	a.nearOff = append(a.nearOff, int32(len(a.nearChan)))
+	a.toOff = append(a.toOff, int32(len(a.toChan)))
+}
+
+// channels returns the channel indices of x worth trying when the path may
+// take at most r more hops after the next one.
+func (a *almost) channels(x, r int) []uint8 {
+	switch r {
+	case 0:
+		return a.toChan[a.toOff[x]:a.toOff[x+1]]
+	case 1:
+		return a.nearChan[a.nearOff[x]:a.nearOff[x+1]]
+	}
+	return nil
+}
+
 func (a *almost) dfs(x, overlap int, cost int64) {
 	g := a.g
 	depth := len(a.path) - 1
-	for i, c := range g.adj[x] {
-		y := c.Peer
-		// cheap length checks first: most neighbours cannot finish in bounds
-		h := a.hops[y]
-		terminal := y == a.t || h >= 0
-		if terminal {
-			if l := depth + 1 + int(h); l < a.lo || l > a.hi {
-				continue
-			}
-		} else if depth+1+int(a.dist[y]) > a.hi {
-			continue
+	if r := a.hi - depth - 1; r <= 1 {
+		if r < 0 {
+			return
 		}
-		if a.onPath(y) {
-			continue
+		for _, i := range a.channels(x, r) {
+			a.step(x, int(i), depth, overlap, cost)
 		}
-		ch := g.chOff[x] + i
-		o := overlap + a.ownCount(ch)
-		k := cost + a.load[ch]
-		// a partial path can still gain collateral, never lose it
-		if b := &a.best; b.found && (o > b.overlap || (o == b.overlap && a.worse(o, 0, k, depth+1))) {
-			continue
+		return
+	}
+	for i := range g.adj[x] {
+		a.step(x, i, depth, overlap, cost)
+	}
+}
+
+// step tries channel i of x as the next hop of the partial path.
+func (a *almost) step(x, i, depth, overlap int, cost int64) {
+	g := a.g
+	c := g.adj[x][i]
+	y := c.Peer
+	// cheap length checks first: most neighbours cannot finish in bounds
+	h := a.hops[y]
+	terminal := y == a.t || h >= 0
+	if terminal {
+		if l := depth + 1 + int(h); l < a.lo || l > a.hi {
+			return
 		}
-		if !terminal {
-			a.path = append(a.path, int32(y))
-			a.pidx = append(a.pidx, uint8(i))
-			a.pch = append(a.pch, ch)
-			a.dfs(y, o, k)
-			a.path = a.path[:len(a.path)-1]
-			a.pidx = a.pidx[:len(a.pidx)-1]
-			a.pch = a.pch[:len(a.pch)-1]
-			continue
-		}
-		l := depth + 1 + int(h)
-		a.chain = a.chain[:0]
-		for z := y; z != a.t; {
-			e := a.tab[z]
-			zc := g.chOff[z] + int(e)
-			o += a.ownCount(zc)
-			k += a.load[zc]
-			a.chain = append(a.chain, zc)
-			z = g.adj[z][e].Peer
-		}
-		col := a.collateral(l, ch)
-		if !a.worse(o, col, k, l) {
-			b := &a.best
-			b.found, b.overlap, b.collateral, b.cost, b.length = true, o, col, k, l
-			b.nodes = append(b.nodes[:0], a.path...)
-			b.idx = append(append(b.idx[:0], a.pidx...), uint8(i))
-			b.chans = append(append(append(b.chans[:0], a.pch...), ch), a.chain...)
-		}
+	} else if depth+1+int(a.dist[y]) > a.hi {
+		return
+	}
+	if a.onPath(y) {
+		return
+	}
+	ch := g.chOff[x] + i
+	o := overlap + a.ownCount(ch)
+	k := cost + a.load[ch]
+	// a partial path can still gain collateral, never lose it
+	if b := &a.best; b.found && (o > b.overlap || (o == b.overlap && a.worse(o, 0, k, depth+1))) {
+		return
+	}
+	if !terminal {
+		a.path = append(a.path, int32(y))
+		a.pidx = append(a.pidx, uint8(i))
+		a.pch = append(a.pch, ch)
+		a.dfs(y, o, k)
+		a.path = a.path[:len(a.path)-1]
+		a.pidx = a.pidx[:len(a.pidx)-1]
+		a.pch = a.pch[:len(a.pch)-1]
+		return
+	}
+	l := depth + 1 + int(h)
+	a.chain = a.chain[:0]
+	for z := y; z != a.t; {
+		e := a.tab[z]
+		zc := g.chOff[z] + int(e)
+		o += a.ownCount(zc)
+		k += a.load[zc]
+		a.chain = append(a.chain, zc)
+		z = g.adj[z][e].Peer
+	}
+	col := a.collateral(l, ch)
+	if !a.worse(o, col, k, l) {
+		b := &a.best
+		b.found, b.overlap, b.collateral, b.cost, b.length = true, o, col, k, l
+		b.nodes = append(b.nodes[:0], a.path...)
+		b.idx = append(append(b.idx[:0], a.pidx...), uint8(i))
+		b.chans = append(append(append(b.chans[:0], a.pch...), ch), a.chain...)
 	}
 }
 
