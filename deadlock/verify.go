@@ -2,6 +2,7 @@ package deadlock
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"slimroute/fabric"
@@ -84,17 +85,23 @@ func Verify(p Program) (*Report, error) {
 		chOff[i+1] = chOff[i] + w
 	}
 	C := chOff[f.NumNodes()]
-	owner := map[uint16]int{}
+	top := 0
+	for _, pl := range p.LIDs {
+		top = max(top, int(pl.Base)+1<<pl.LMC-1)
+	}
+	owner := make([]int32, top+1) // LID -> index in p.LIDs
 	var sources []int
+	nlids := 0
 	for i, pl := range p.LIDs {
 		for off := 0; off < 1<<pl.LMC; off++ {
-			owner[pl.Base+uint16(off)] = i
+			owner[int(pl.Base)+off] = int32(i)
+			nlids++
 		}
 		if pl.Port.Port != 0 {
 			sources = append(sources, i)
 		}
 	}
-	rep := &Report{Sources: len(sources), DLIDs: len(owner)}
+	rep := &Report{Sources: len(sources), DLIDs: nlids}
 	dlids := make([]uint16, 0, len(owner))
 	for _, pl := range p.LIDs {
 		for off := 0; off < 1<<pl.LMC; off++ {
@@ -102,8 +109,8 @@ func Verify(p Program) (*Report, error) {
 		}
 	}
 	edges := map[uint64]struct{}{}
-	used := map[int]bool{}
-	vls := map[uint8]bool{}
+	used := make([]bool, C*16)
+	var vls uint16               // bit v: VL v carries inter-switch traffic
 	done := make([]uint32, C*16) // (arrival channel, SL) finished for the current DLID
 	inWalk := make([]uint32, C*16)
 	var walk uint32
@@ -118,12 +125,12 @@ func Verify(p Program) (*Report, error) {
 		epoch := uint32(di + 1)
 		for _, si := range sources {
 			src := p.LIDs[si]
-			sls := map[uint8]bool{}
+			var sls uint16 // the SLs the source's LIDs use toward dlid
 			for off := 0; off < 1<<src.LMC; off++ {
-				sls[p.SL(src.Port, src.Base+uint16(off), dlid)&15] = true
+				sls |= 1 << (p.SL(src.Port, src.Base+uint16(off), dlid) & 15)
 			}
 			for sl := uint8(0); sl < 16; sl++ {
-				if !sls[sl] || src.Port == dst {
+				if sls&(1<<sl) == 0 || src.Port == dst {
 					continue
 				}
 				rep.Walks++
@@ -174,7 +181,7 @@ func Verify(p Program) (*Report, error) {
 					}
 					node := (chOff[at.Node]+out)*16 + int(vl)
 					used[node] = true
-					vls[vl] = true
+					vls |= 1 << vl
 					if prev >= 0 {
 						edges[uint64(prev)<<32|uint64(node)] = struct{}{}
 					}
@@ -197,7 +204,12 @@ func Verify(p Program) (*Report, error) {
 	if len(problems) > 0 {
 		return rep, fmt.Errorf("the forwarding tables are broken: %s", strings.Join(problems, "; "))
 	}
-	rep.Channels, rep.Dependencies, rep.VLs = len(used), len(edges), len(vls)
+	for _, u := range used {
+		if u {
+			rep.Channels++
+		}
+	}
+	rep.Dependencies, rep.VLs = len(edges), bits.OnesCount16(vls)
 	list := make([][2]int32, 0, len(edges))
 	for e := range edges {
 		list = append(list, [2]int32{int32(e >> 32), int32(uint32(e))})

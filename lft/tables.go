@@ -106,11 +106,11 @@ func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
 	if s < 0 {
 		return 0
 	}
-	owner, off, ok := t.LIDs.Owner(dlid)
-	if !ok {
+	if int(dlid) >= len(t.LIDs.byLID) || t.LIDs.byLID[dlid] < 0 {
 		return 0
 	}
-	i := t.LIDs.byPort[owner.Port]
+	i := t.LIDs.byLID[dlid]
+	off := int(dlid - t.LIDs.Ports[i].Base)
 	d := int(t.dest[i])
 	if d < 0 || t.r.Dests()[d].Switch == s {
 		return 0
