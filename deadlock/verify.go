@@ -3,7 +3,9 @@ package deadlock
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 	"strings"
+	"sync"
 
 	"slimroute/fabric"
 )
@@ -108,98 +110,134 @@ func Verify(p Program) (*Report, error) {
 			dlids = append(dlids, pl.Base+uint16(off))
 		}
 	}
+	// Destination LIDs are independent: each worker follows a contiguous
+	// share of them with its own memo, and the results are merged — sets
+	// by union, problems in share order — so the report does not depend on
+	// the number of workers.
+	type share struct {
+		edges    map[uint64]struct{}
+		used     []bool
+		vls      uint16
+		walks    int
+		problems []string
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(dlids)/64))
+	shares := make([]share, workers)
+	var wg sync.WaitGroup
+	for w := range shares {
+		wg.Add(1)
+		go func(sh *share, part []uint16, first int) {
+			defer wg.Done()
+			sh.edges, sh.used = map[uint64]struct{}{}, make([]bool, C*16)
+			done := make([]uint32, C*16) // (arrival channel, SL) finished for the current DLID
+			inWalk := make([]uint32, C*16)
+			var walk uint32
+			problem := func(format string, args ...any) {
+				if len(sh.problems) < 10 {
+					sh.problems = append(sh.problems, fmt.Sprintf(format, args...))
+				}
+			}
+			for di, dlid := range part {
+				dst := p.LIDs[owner[dlid]].Port
+				epoch := uint32(first + di + 1)
+				for _, si := range sources {
+					src := p.LIDs[si]
+					var sls uint16 // the SLs the source's LIDs use toward dlid
+					for off := 0; off < 1<<src.LMC; off++ {
+						sls |= 1 << (p.SL(src.Port, src.Base+uint16(off), dlid) & 15)
+					}
+					for sl := uint8(0); sl < 16; sl++ {
+						if sls&(1<<sl) == 0 || src.Port == dst {
+							continue
+						}
+						sh.walks++
+						walk++
+						at, ok := f.Peer(src.Port)
+						if !ok {
+							problem("%s is not cabled", f.PortString(src.Port))
+							continue
+						}
+						prev := -1
+						for steps := 0; ; steps++ {
+							if at == dst {
+								break // delivered to the HCA port
+							}
+							n := f.Node(at.Node)
+							if n.Kind != fabric.Switch {
+								problem("LID 0x%04x from %s is delivered to %s, which does not own it", dlid, f.PortString(src.Port), f.PortString(at))
+								break
+							}
+							if steps > f.NumNodes() {
+								problem("LID 0x%04x from %s loops (seen at %s)", dlid, f.PortString(src.Port), n.Name)
+								break
+							}
+							out := int(p.LFT(at.Node, dlid))
+							if out == 0 {
+								if dst != (fabric.PortRef{Node: at.Node}) {
+									problem("%s sends LID 0x%04x to its own port 0, but the LID is not its own", n.Name, dlid)
+								}
+								break
+							}
+							if out == 0xFF {
+								problem("%s has no route to LID 0x%04x (%s), needed from %s", n.Name, dlid, f.PortString(dst), f.PortString(src.Port))
+								break
+							}
+							next, ok := f.Peer(fabric.PortRef{Node: at.Node, Port: out})
+							if !ok {
+								problem("%s forwards LID 0x%04x to port %d, which has no cable", n.Name, dlid, out)
+								break
+							}
+							if f.Node(next.Node).Kind != fabric.Switch {
+								at = next // ejection: no inter-switch channel
+								continue
+							}
+							vl := p.SL2VL(at.Node, at.Port, out, sl)
+							if vl > 15 {
+								problem("%s maps SL %d from port %d to port %d onto VL %d", n.Name, sl, at.Port, out, vl)
+								break
+							}
+							node := (chOff[at.Node]+out)*16 + int(vl)
+							sh.used[node] = true
+							sh.vls |= 1 << vl
+							if prev >= 0 {
+								sh.edges[uint64(prev)<<32|uint64(node)] = struct{}{}
+							}
+							prev = node
+							state := (chOff[at.Node]+out)*16 + int(sl)
+							if inWalk[state] == walk {
+								problem("LID 0x%04x from %s loops (seen at %s port %d)", dlid, f.PortString(src.Port), n.Name, out)
+								break
+							}
+							inWalk[state] = walk
+							if done[state] == epoch {
+								break // the rest of this path is known
+							}
+							done[state] = epoch
+							at = next
+						}
+					}
+				}
+			}
+		}(&shares[w], dlids[w*len(dlids)/workers:(w+1)*len(dlids)/workers], w*len(dlids)/workers)
+	}
+	wg.Wait()
 	edges := map[uint64]struct{}{}
 	used := make([]bool, C*16)
-	var vls uint16               // bit v: VL v carries inter-switch traffic
-	done := make([]uint32, C*16) // (arrival channel, SL) finished for the current DLID
-	inWalk := make([]uint32, C*16)
-	var walk uint32
+	var vls uint16
 	var problems []string
-	problem := func(format string, args ...any) {
-		if len(problems) < 10 {
-			problems = append(problems, fmt.Sprintf(format, args...))
+	for _, sh := range shares {
+		for e := range sh.edges {
+			edges[e] = struct{}{}
 		}
+		for i, u := range sh.used {
+			used[i] = used[i] || u
+		}
+		vls |= sh.vls
+		rep.Walks += sh.walks
+		problems = append(problems, sh.problems...)
 	}
-	for di, dlid := range dlids {
-		dst := p.LIDs[owner[dlid]].Port
-		epoch := uint32(di + 1)
-		for _, si := range sources {
-			src := p.LIDs[si]
-			var sls uint16 // the SLs the source's LIDs use toward dlid
-			for off := 0; off < 1<<src.LMC; off++ {
-				sls |= 1 << (p.SL(src.Port, src.Base+uint16(off), dlid) & 15)
-			}
-			for sl := uint8(0); sl < 16; sl++ {
-				if sls&(1<<sl) == 0 || src.Port == dst {
-					continue
-				}
-				rep.Walks++
-				walk++
-				at, ok := f.Peer(src.Port)
-				if !ok {
-					problem("%s is not cabled", f.PortString(src.Port))
-					continue
-				}
-				prev := -1
-				for steps := 0; ; steps++ {
-					if at == dst {
-						break // delivered to the HCA port
-					}
-					n := f.Node(at.Node)
-					if n.Kind != fabric.Switch {
-						problem("LID 0x%04x from %s is delivered to %s, which does not own it", dlid, f.PortString(src.Port), f.PortString(at))
-						break
-					}
-					if steps > f.NumNodes() {
-						problem("LID 0x%04x from %s loops (seen at %s)", dlid, f.PortString(src.Port), n.Name)
-						break
-					}
-					out := int(p.LFT(at.Node, dlid))
-					if out == 0 {
-						if dst != (fabric.PortRef{Node: at.Node}) {
-							problem("%s sends LID 0x%04x to its own port 0, but the LID is not its own", n.Name, dlid)
-						}
-						break
-					}
-					if out == 0xFF {
-						problem("%s has no route to LID 0x%04x (%s), needed from %s", n.Name, dlid, f.PortString(dst), f.PortString(src.Port))
-						break
-					}
-					next, ok := f.Peer(fabric.PortRef{Node: at.Node, Port: out})
-					if !ok {
-						problem("%s forwards LID 0x%04x to port %d, which has no cable", n.Name, dlid, out)
-						break
-					}
-					if f.Node(next.Node).Kind != fabric.Switch {
-						at = next // ejection: no inter-switch channel
-						continue
-					}
-					vl := p.SL2VL(at.Node, at.Port, out, sl)
-					if vl > 15 {
-						problem("%s maps SL %d from port %d to port %d onto VL %d", n.Name, sl, at.Port, out, vl)
-						break
-					}
-					node := (chOff[at.Node]+out)*16 + int(vl)
-					used[node] = true
-					vls |= 1 << vl
-					if prev >= 0 {
-						edges[uint64(prev)<<32|uint64(node)] = struct{}{}
-					}
-					prev = node
-					state := (chOff[at.Node]+out)*16 + int(sl)
-					if inWalk[state] == walk {
-						problem("LID 0x%04x from %s loops (seen at %s port %d)", dlid, f.PortString(src.Port), n.Name, out)
-						break
-					}
-					inWalk[state] = walk
-					if done[state] == epoch {
-						break // the rest of this path is known
-					}
-					done[state] = epoch
-					at = next
-				}
-			}
-		}
+	if len(problems) > 10 {
+		problems = problems[:10]
 	}
 	if len(problems) > 0 {
 		return rep, fmt.Errorf("the forwarding tables are broken: %s", strings.Join(problems, "; "))

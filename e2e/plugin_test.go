@@ -110,7 +110,7 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 	p.SL2VL = func(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 		vls, ok := held[[3]int{int(sw), in, out}]
 		if !ok {
-			t.Fatalf("no SL2VL read back for %s in %d out %d", rt.f.Node(sw).Name, in, out)
+			return 0xFF // not read back: the verifier reports an impossible VL
 		}
 		return vls[sl]
 	}
