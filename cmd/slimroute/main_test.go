@@ -262,3 +262,15 @@ func TestRouteNamesDisconnectedSwitches(t *testing.T) {
 		t.Errorf("a refused route left %d files", len(entries))
 	}
 }
+
+func TestRouteProfileWritesProfiles(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runApp(t, "route", "--slimfly", "3", "--profile", filepath.Join(dir, "prof"), "-o", filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"cpu.pprof", "heap.pprof"} {
+		if fi, err := os.Stat(filepath.Join(dir, "prof", name)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -72,11 +74,19 @@ Examples:
 			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
 			&cli.IntFlag{Name: "lmc", Value: -1, Usage: "LMC of the HCA ports (default log2(layers))"},
 			&cli.IntFlag{Name: "lft-cap", Usage: "LFT capacity (LinearFDBCap) of the smallest switch; 0: the full unicast LID space"},
+			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.BoolFlag{Name: "lids-from-fabric", Usage: "use the LIDs recorded in --fabric (ibnetdiscover after an SM ran) instead of assigning"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 		),
 		Action: func(c *cli.Context) error {
+			if dir := c.String("profile"); dir != "" {
+				stop, err := startProfile(dir)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			timings := map[string]float64{}
 			clock := time.Now()
 			lap := func(name string) {
@@ -200,4 +210,29 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 	}
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
 	fmt.Fprintf(out, "wrote %s/{%s}\n", dir, strings.Join(sum.Files, ","))
+}
+
+// startProfile starts a CPU profile in dir; the returned function stops it
+// and writes the heap profile next to it.
+func startProfile(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cpu, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		cpu.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		cpu.Close()
+		runtime.GC()
+		if heap, err := os.Create(filepath.Join(dir, "heap.pprof")); err == nil {
+			pprof.WriteHeapProfile(heap)
+			heap.Close()
+		}
+	}, nil
 }
