@@ -98,13 +98,13 @@ func ReadOpenSMLFTs(r io.Reader, file string, f *fabric.Fabric, layers int) (Tab
 		}
 	}
 	// endpoints by port GUID, and their LID ranges
-	t0 := newFabricTables(f, 1)
+	t := newFabricTables(f)
 	epByGUID := map[fabric.GUID]int{}
-	for d, ep := range t0.eps {
+	for d, ep := range t.eps {
 		epByGUID[f.Node(ep.Node).PortGUID(ep.Port)] = d
 	}
-	base := make([]int, len(t0.eps))
-	top := make([]int, len(t0.eps))
+	base := make([]int, len(t.eps))
+	top := make([]int, len(t.eps))
 	for i := range base {
 		base[i] = 1 << 16
 	}
@@ -117,7 +117,7 @@ func ReadOpenSMLFTs(r io.Reader, file string, f *fabric.Fabric, layers int) (Tab
 	span := 1
 	for d := range base {
 		if base[d] > top[d] {
-			return nil, fmt.Errorf("%s: no LID of %s (port GUID %s) in any table", file, f.PortString(t0.eps[d]), f.Node(t0.eps[d].Node).PortGUID(t0.eps[d].Port))
+			return nil, fmt.Errorf("%s: no LID of %s (port GUID %s) in any table", file, f.PortString(t.eps[d]), f.Node(t.eps[d].Node).PortGUID(t.eps[d].Port))
 		}
 		span = max(span, top[d]-base[d]+1)
 	}
@@ -127,7 +127,7 @@ func ReadOpenSMLFTs(r io.Reader, file string, f *fabric.Fabric, layers int) (Tab
 	if span > layers {
 		return nil, fmt.Errorf("%s: endpoints hold up to %d LIDs, more than the %d layers asked for", file, span, layers)
 	}
-	t := newFabricTables(f, layers)
+	t.allocate(layers)
 	N := len(t.eps)
 	for _, e := range entries {
 		d, ok := epByGUID[e.guid]

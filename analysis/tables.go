@@ -45,16 +45,11 @@ func (t routingTables) Endpoint(d int) (fabric.PortRef, int) {
 	return dest.Port, dest.Switch
 }
 func (t routingTables) Step(layer, s, d int) (int, int, bool, error) {
-	c, local := t.r.Hop(layer, s, d)
+	id, c, local := t.r.HopChannel(layer, s, d)
 	if local {
 		return 0, s, true, nil
 	}
-	for i, x := range t.r.Channels(s) {
-		if x.Port == c.Port {
-			return t.r.ChannelID(s, i), c.Peer, false, nil
-		}
-	}
-	return 0, 0, false, fmt.Errorf("switch %d has no channel on port %d", s, c.Port) // unreachable
+	return id, c.Peer, false, nil
 }
 func (t routingTables) ChannelName(ch int) string {
 	s, c := t.r.ChannelAt(ch)
@@ -76,9 +71,11 @@ type fabricTables struct {
 	lft    [][]uint8
 }
 
-func newFabricTables(f *fabric.Fabric, layers int) *fabricTables {
+// newFabricTables lays out the switches, channels and endpoints of f; the
+// tables themselves come with allocate.
+func newFabricTables(f *fabric.Fabric) *fabricTables {
 	v := f.SwitchView()
-	t := &fabricTables{f: f, v: v, layers: layers}
+	t := &fabricTables{f: f, v: v}
 	t.chOff = make([]int, len(v.IDs)+1)
 	t.portCh = make([]map[int]int, len(v.IDs))
 	for s := range v.IDs {
@@ -111,11 +108,16 @@ func newFabricTables(f *fabric.Fabric, layers int) *fabricTables {
 		eps[i], sws[i] = t.eps[j], t.epSw[j]
 	}
 	t.eps, t.epSw = eps, sws
-	t.lft = make([][]uint8, len(v.IDs))
+	return t
+}
+
+// allocate sizes the tables for the given number of layers.
+func (t *fabricTables) allocate(layers int) {
+	t.layers = layers
+	t.lft = make([][]uint8, len(t.v.IDs))
 	for s := range t.lft {
 		t.lft[s] = make([]uint8, layers*len(t.eps))
 	}
-	return t
 }
 
 func (t *fabricTables) NumLayers() int    { return t.layers }

@@ -79,11 +79,17 @@ func (r *Routing) entry(layer, s, d int) uint8 {
 // Hop returns the next hop of switch s toward destination d in a layer: the
 // channel to take, or local=true when d hangs off (or is) s.
 func (r *Routing) Hop(layer, s, d int) (c fabric.Channel, local bool) {
+	_, c, local = r.HopChannel(layer, s, d)
+	return c, local
+}
+
+// HopChannel is Hop with the channel's global id (see ChannelID).
+func (r *Routing) HopChannel(layer, s, d int) (id int, c fabric.Channel, local bool) {
 	e := r.entry(layer, s, d)
 	if e == hopLocal {
-		return fabric.Channel{}, true
+		return 0, fabric.Channel{}, true
 	}
-	return r.g.adj[s][e], false
+	return r.g.chOff[s] + int(e), r.g.adj[s][e], false
 }
 
 // NextPort returns the egress port of switch s toward destination d in a
