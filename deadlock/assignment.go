@@ -61,7 +61,7 @@ type Assignment struct {
 
 	r   *layers.Routing
 	sl  [][]uint8 // [layer][d*S + s]; layers ≥ 1 hold endpoints only
-	hca []bool    // per NodeID: is an HCA (for the hops SL2VL rule)
+	hca [][]bool  // per NodeID, per port: cabled to an HCA (for the hops SL2VL rule)
 }
 
 func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
@@ -76,9 +76,13 @@ func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
 		a.sl[k] = make([]uint8, n*S)
 	}
 	f := r.Fabric
-	a.hca = make([]bool, f.NumNodes())
+	a.hca = make([][]bool, f.NumNodes())
 	for i := range a.hca {
-		a.hca[i] = f.Node(fabric.NodeID(i)).Kind == fabric.HCA
+		a.hca[i] = make([]bool, f.Node(fabric.NodeID(i)).Ports+1)
+		for port := range a.hca[i] {
+			peer, ok := f.Peer(fabric.PortRef{Node: fabric.NodeID(i), Port: port})
+			a.hca[i][port] = ok && f.Node(peer.Node).Kind == fabric.HCA
+		}
 	}
 	return a
 }
@@ -124,6 +128,5 @@ func (a *Assignment) VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 }
 
 func (a *Assignment) fromHCA(sw fabric.NodeID, in int) bool {
-	peer, ok := a.r.Fabric.Peer(fabric.PortRef{Node: sw, Port: in})
-	return ok && a.hca[peer.Node]
+	return sw >= 0 && int(sw) < len(a.hca) && in >= 0 && in < len(a.hca[sw]) && a.hca[sw][in]
 }

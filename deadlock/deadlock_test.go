@@ -192,3 +192,45 @@ func TestHopsSchemeRejectsLongRoutes(t *testing.T) {
 		t.Fatalf("two VLs: %v", err)
 	}
 }
+
+// TestGroupedVerifyEqualsPerSource runs the verifier with and without the
+// tables' SLKey: following one port per group must find the same channels,
+// dependencies and VLs as following every port; and a key that lumps
+// together ports whose SLs differ is refused.
+func TestGroupedVerifyEqualsPerSource(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 5})
+	r, _ := layers.Compute(f, layers.Options{Layers: 4, Seed: 1, Trees: -1})
+	for _, assign := range []func(*layers.Routing, deadlock.Options) (*deadlock.Assignment, error){deadlock.AssignHops, deadlock.AssignDFSSSP} {
+		a, err := assign(r, deadlock.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
+		tab, _ := lft.Build(r, a, lids)
+		p := tab.Program()
+		if p.SLKey == nil {
+			t.Fatal("the tables give no SLKey")
+		}
+		grouped, err := deadlock.Verify(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SLKey = nil
+		each, err := deadlock.Verify(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if grouped.Channels != each.Channels || grouped.Dependencies != each.Dependencies || grouped.VLs != each.VLs || grouped.Acyclic() != each.Acyclic() || grouped.Sources != each.Sources {
+			t.Errorf("%s: grouped %+v, per source %+v", a.Scheme, grouped, each)
+		}
+		if grouped.Walks*3 > each.Walks {
+			t.Errorf("%s: grouping saved little: %d walks against %d", a.Scheme, grouped.Walks, each.Walks)
+		}
+		// a key that lies: every port in one group, SLs per port
+		p.SLKey = func(fabric.PortRef) int { return 0 }
+		p.SL = func(src fabric.PortRef, slid, dlid uint16) uint8 { return uint8(src.Node) % 2 }
+		if _, err := deadlock.Verify(p); err == nil || !strings.Contains(err.Error(), "SLKey puts") {
+			t.Errorf("a lying SLKey: %v", err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -32,13 +33,20 @@ type Program struct {
 	// SL2VL returns the VL switch sw puts a packet on that arrived on port
 	// in and leaves on port out with service level sl.
 	SL2VL func(sw fabric.NodeID, in, out int, sl uint8) uint8
+	// SLKey, when set, promises that HCA ports with equal keys get equal
+	// SLs from SL for every LID offset and DLID (slimroute's SLs depend
+	// only on the source's switch). Verify then asks one port per key and
+	// entry switch, which makes it fast on large fabrics; it checks the
+	// promise outright when sources × DLIDs is at most 2^22. nil: every
+	// port is asked.
+	SLKey func(src fabric.PortRef) int
 }
 
 // Report is the verdict of Verify.
 type Report struct {
 	Sources      int `json:"sources"`      // HCA ports
 	DLIDs        int `json:"dlids"`        // destination LIDs
-	Walks        int `json:"walks"`        // (source, SL, DLID) paths followed
+	Walks        int `json:"walks"`        // (source group, SL, DLID) paths followed (see Verify)
 	Channels     int `json:"channels"`     // (channel, VL) pairs in use
 	Dependencies int `json:"dependencies"` // CDG edges
 	VLs          int `json:"vls"`          // distinct VLs on inter-switch channels
@@ -74,40 +82,70 @@ func (r *Report) CycleString() string {
 // another switch occupies the channel (switch, out port, VL), and
 // consecutive channels of a path form a dependency; the report says
 // whether the resulting CDG has a cycle, and shows one if so.
+//
+// Sources that enter the fabric alike are followed once: the same SLs
+// (equal SLKey), the same entry switch, and entry ports the switch's SL2VL
+// table treats the same. That is exact, not a sample: such sources take
+// the same channels on the same VLs to every LID.
 func Verify(p Program) (*Report, error) {
 	f := p.Fabric
-	// channel ids: per switch node, ports 1..n
-	chOff := make([]int, f.NumNodes()+1)
-	for i := range f.Nodes() {
+	N := f.NumNodes()
+	// dense port tables: per node, ports 0..n; channel ids of switch ports
+	pOff := make([]int, N+1)
+	chOff := make([]int, N+1)
+	isSwitch := make([]bool, N)
+	for i := 0; i < N; i++ {
 		n := f.Node(fabric.NodeID(i))
+		pOff[i+1] = pOff[i] + n.Ports + 1
 		w := 0
 		if n.Kind == fabric.Switch {
 			w = n.Ports + 1
+			isSwitch[i] = true
 		}
 		chOff[i+1] = chOff[i] + w
 	}
-	C := chOff[f.NumNodes()]
+	C := chOff[N]
+	peer := make([]fabric.PortRef, pOff[N])
+	for i := range peer {
+		peer[i].Node = -1
+	}
+	for i := 0; i < N; i++ {
+		for port := 0; port <= f.Node(fabric.NodeID(i)).Ports; port++ {
+			if q, ok := f.Peer(fabric.PortRef{Node: fabric.NodeID(i), Port: port}); ok {
+				peer[pOff[i]+port] = q
+			}
+		}
+	}
 	top := 0
 	for _, pl := range p.LIDs {
 		top = max(top, int(pl.Base)+1<<pl.LMC-1)
 	}
 	owner := make([]int32, top+1) // LID -> index in p.LIDs
-	var sources []int
 	nlids := 0
 	for i, pl := range p.LIDs {
 		for off := 0; off < 1<<pl.LMC; off++ {
 			owner[int(pl.Base)+off] = int32(i)
 			nlids++
 		}
-		if pl.Port.Port != 0 {
-			sources = append(sources, i)
-		}
 	}
-	rep := &Report{Sources: len(sources), DLIDs: nlids}
+	groups, problems := groupSources(p, peer, pOff, isSwitch)
+	rep := &Report{DLIDs: nlids}
+	for _, g := range groups {
+		rep.Sources += len(g.members)
+	}
+	if len(problems) > 0 {
+		return rep, fmt.Errorf("the forwarding tables are broken: %s", strings.Join(problems, "; "))
+	}
 	dlids := make([]uint16, 0, len(owner))
 	for _, pl := range p.LIDs {
 		for off := 0; off < 1<<pl.LMC; off++ {
 			dlids = append(dlids, pl.Base+uint16(off))
+		}
+	}
+	// the promise of SLKey is checked outright where that is cheap
+	if p.SLKey != nil && rep.Sources*len(dlids) <= 1<<22 {
+		if err := checkSLKey(p, groups, dlids); err != nil {
+			return rep, err
 		}
 	}
 	// Destination LIDs are independent: each worker follows a contiguous
@@ -115,7 +153,7 @@ func Verify(p Program) (*Report, error) {
 	// by union, problems in share order — so the report does not depend on
 	// the number of workers.
 	type share struct {
-		edges    map[uint64]struct{}
+		edges    edgeSet
 		used     []bool
 		vls      uint16
 		walks    int
@@ -128,7 +166,7 @@ func Verify(p Program) (*Report, error) {
 		wg.Add(1)
 		go func(sh *share, part []uint16, first int) {
 			defer wg.Done()
-			sh.edges, sh.used = map[uint64]struct{}{}, make([]bool, C*16)
+			sh.edges, sh.used = newEdgeSet(C*16), make([]bool, C*16)
 			done := make([]uint32, C*16) // (arrival channel, SL) finished for the current DLID
 			inWalk := make([]uint32, C*16)
 			var walk uint32
@@ -140,34 +178,34 @@ func Verify(p Program) (*Report, error) {
 			for di, dlid := range part {
 				dst := p.LIDs[owner[dlid]].Port
 				epoch := uint32(first + di + 1)
-				for _, si := range sources {
-					src := p.LIDs[si]
+				for gi := range groups {
+					g := &groups[gi]
+					if len(g.members) == 1 && p.LIDs[g.members[0]].Port == dst {
+						continue // a port does not send to itself
+					}
+					src := p.LIDs[g.members[0]]
 					var sls uint16 // the SLs the source's LIDs use toward dlid
 					for off := 0; off < 1<<src.LMC; off++ {
 						sls |= 1 << (p.SL(src.Port, src.Base+uint16(off), dlid) & 15)
 					}
 					for sl := uint8(0); sl < 16; sl++ {
-						if sls&(1<<sl) == 0 || src.Port == dst {
+						if sls&(1<<sl) == 0 {
 							continue
 						}
 						sh.walks++
 						walk++
-						at, ok := f.Peer(src.Port)
-						if !ok {
-							problem("%s is not cabled", f.PortString(src.Port))
-							continue
-						}
+						at := g.entry
 						prev := -1
 						for steps := 0; ; steps++ {
 							if at == dst {
 								break // delivered to the HCA port
 							}
 							n := f.Node(at.Node)
-							if n.Kind != fabric.Switch {
+							if !isSwitch[at.Node] {
 								problem("LID 0x%04x from %s is delivered to %s, which does not own it", dlid, f.PortString(src.Port), f.PortString(at))
 								break
 							}
-							if steps > f.NumNodes() {
+							if steps > N {
 								problem("LID 0x%04x from %s loops (seen at %s)", dlid, f.PortString(src.Port), n.Name)
 								break
 							}
@@ -182,12 +220,12 @@ func Verify(p Program) (*Report, error) {
 								problem("%s has no route to LID 0x%04x (%s), needed from %s", n.Name, dlid, f.PortString(dst), f.PortString(src.Port))
 								break
 							}
-							next, ok := f.Peer(fabric.PortRef{Node: at.Node, Port: out})
-							if !ok {
+							if out > n.Ports || peer[pOff[at.Node]+out].Node < 0 {
 								problem("%s forwards LID 0x%04x to port %d, which has no cable", n.Name, dlid, out)
 								break
 							}
-							if f.Node(next.Node).Kind != fabric.Switch {
+							next := peer[pOff[at.Node]+out]
+							if !isSwitch[next.Node] {
 								at = next // ejection: no inter-switch channel
 								continue
 							}
@@ -200,7 +238,7 @@ func Verify(p Program) (*Report, error) {
 							sh.used[node] = true
 							sh.vls |= 1 << vl
 							if prev >= 0 {
-								sh.edges[uint64(prev)<<32|uint64(node)] = struct{}{}
+								sh.edges.add(int32(prev), int32(node))
 							}
 							prev = node
 							state := (chOff[at.Node]+out)*16 + int(sl)
@@ -221,13 +259,12 @@ func Verify(p Program) (*Report, error) {
 		}(&shares[w], dlids[w*len(dlids)/workers:(w+1)*len(dlids)/workers], w*len(dlids)/workers)
 	}
 	wg.Wait()
-	edges := map[uint64]struct{}{}
+	edges := shares[0].edges
 	used := make([]bool, C*16)
 	var vls uint16
-	var problems []string
-	for _, sh := range shares {
-		for e := range sh.edges {
-			edges[e] = struct{}{}
+	for i, sh := range shares {
+		if i > 0 {
+			edges.merge(sh.edges)
 		}
 		for i, u := range sh.used {
 			used[i] = used[i] || u
@@ -247,11 +284,8 @@ func Verify(p Program) (*Report, error) {
 			rep.Channels++
 		}
 	}
-	rep.Dependencies, rep.VLs = len(edges), bits.OnesCount16(vls)
-	list := make([][2]int32, 0, len(edges))
-	for e := range edges {
-		list = append(list, [2]int32{int32(e >> 32), int32(uint32(e))})
-	}
+	list := edges.list()
+	rep.Dependencies, rep.VLs = len(list), bits.OnesCount16(vls)
 	cycle := newDigraph(C*16, list).findCycle()
 	for _, node := range cycle {
 		ch, vl := int(node)/16, uint8(node%16)
@@ -262,4 +296,146 @@ func Verify(p Program) (*Report, error) {
 		rep.Cycle = append(rep.Cycle, CycleHop{Switch: f.Node(fabric.NodeID(sw)).Name, Port: ch - chOff[sw], VL: vl})
 	}
 	return rep, nil
+}
+
+// sourceGroup is a set of HCA ports (indices into Program.LIDs) that
+// Verify follows as one: the first member stands for all.
+type sourceGroup struct {
+	entry   fabric.PortRef // the switch port the members' cables end in (of the first member)
+	members []int
+}
+
+// groupSources puts the HCA ports holding LIDs into groups: same SLKey
+// (every port its own key without one), same entry switch, and entry ports
+// with identical SL2VL rows on that switch. Groups come in order of their
+// first member.
+func groupSources(p Program, peer []fabric.PortRef, pOff []int, isSwitch []bool) ([]sourceGroup, []string) {
+	f := p.Fabric
+	var groups []sourceGroup
+	var problems []string
+	type gkey struct {
+		key   int
+		sw    fabric.NodeID
+		class int
+	}
+	index := map[gkey]int{}
+	// per switch: representative entry ports of its SL2VL classes
+	classes := map[fabric.NodeID][]int{}
+	row := func(sw fabric.NodeID, in int) []uint8 {
+		n := f.Node(sw).Ports
+		r := make([]uint8, 0, n*16)
+		for out := 1; out <= n; out++ {
+			for sl := uint8(0); sl < 16; sl++ {
+				r = append(r, p.SL2VL(sw, in, out, sl))
+			}
+		}
+		return r
+	}
+	rows := map[fabric.PortRef][]uint8{}
+	for i, pl := range p.LIDs {
+		if pl.Port.Port == 0 {
+			continue // a switch's own LID: a destination only
+		}
+		at := fabric.PortRef{Node: -1}
+		if int(pl.Port.Node) < len(pOff)-1 && pl.Port.Port < pOff[pl.Port.Node+1]-pOff[pl.Port.Node] {
+			at = peer[pOff[pl.Port.Node]+pl.Port.Port]
+		}
+		if at.Node < 0 {
+			if len(problems) < 10 {
+				problems = append(problems, fmt.Sprintf("%s is not cabled", f.PortString(pl.Port)))
+			}
+			continue
+		}
+		key := i
+		if p.SLKey != nil {
+			key = p.SLKey(pl.Port)
+		}
+		class := -1
+		if p.SLKey != nil && isSwitch[at.Node] {
+			r, ok := rows[at]
+			if !ok {
+				r = row(at.Node, at.Port)
+				rows[at] = r
+			}
+			for c, in := range classes[at.Node] {
+				if string(rows[fabric.PortRef{Node: at.Node, Port: in}]) == string(r) {
+					class = c
+					break
+				}
+			}
+			if class < 0 {
+				class = len(classes[at.Node])
+				classes[at.Node] = append(classes[at.Node], at.Port)
+			}
+		}
+		k := gkey{key, at.Node, class}
+		if class < 0 {
+			k.class = -1 - at.Port
+		}
+		g, ok := index[k]
+		if !ok {
+			g = len(groups)
+			index[k] = g
+			groups = append(groups, sourceGroup{entry: at})
+		}
+		groups[g].members = append(groups[g].members, i)
+	}
+	return groups, problems
+}
+
+// checkSLKey asks every member of every group for its SLs to every DLID
+// and fails where they differ from the group's first member's.
+func checkSLKey(p Program, groups []sourceGroup, dlids []uint16) error {
+	for _, g := range groups {
+		a := p.LIDs[g.members[0]]
+		for _, m := range g.members[1:] {
+			b := p.LIDs[m]
+			for _, dlid := range dlids {
+				for off := 0; off < 1<<min(a.LMC, b.LMC); off++ {
+					if x, y := p.SL(a.Port, a.Base+uint16(off), dlid), p.SL(b.Port, b.Base+uint16(off), dlid); x != y {
+						return fmt.Errorf("SLKey puts %s and %s together, but toward LID 0x%04x their LID offset %d has SL %d and %d",
+							p.Fabric.PortString(a.Port), p.Fabric.PortString(b.Port), dlid, off, x, y)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// edgeSet is a set of CDG edges between (channel, VL) nodes, kept per
+// source node: a node has few successors, so a short scan beats hashing.
+type edgeSet struct {
+	succ [][]int32
+}
+
+func newEdgeSet(n int) edgeSet { return edgeSet{succ: make([][]int32, n)} }
+
+func (e *edgeSet) add(a, b int32) {
+	for _, x := range e.succ[a] {
+		if x == b {
+			return
+		}
+	}
+	e.succ[a] = append(e.succ[a], b)
+}
+
+func (e *edgeSet) merge(o edgeSet) {
+	for a, bs := range o.succ {
+		for _, b := range bs {
+			e.add(int32(a), b)
+		}
+	}
+}
+
+// list returns the edges ordered by source node, then target.
+func (e *edgeSet) list() [][2]int32 {
+	var out [][2]int32
+	for a, bs := range e.succ {
+		slices.Sort(bs)
+		for _, b := range bs {
+			out = append(out, [2]int32{int32(a), b})
+		}
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package layers
 import (
 	"container/heap"
 	"math/rand/v2"
-	"slices"
 	"sort"
 )
 
@@ -24,6 +23,9 @@ type almost struct {
 	// per destination
 	k, d    int
 	t       int
+	weight  int64 // endpoints whose trees this search builds
+	group   []int // those endpoints, d first
+	fresh   []bool
 	penalty int64 // load-equivalent cost of one collateral switch
 	total   int64 // load added so far, over all channels
 	tab     []uint8
@@ -77,6 +79,7 @@ func newAlmost(g *graph, r *Routing, load []int64, seed uint64) *almost {
 		dist:  make([]int32, S), order: make([]int32, 0, S),
 		hops: make([]int32, S), srcs: make([]int, 0, S), rank: make([]int, S),
 		fh: make([]int32, S), fc: make([]int64, S), fnext: make([]uint8, S),
+		fresh:   make([]bool, S),
 		settled: make([]bool, S), fallback: make([]bool, S), sub: make([]int64, S),
 	}
 }
@@ -89,6 +92,16 @@ func (a *almost) layer(k int) LayerStats {
 	rng := rand.New(rand.NewPCG(a.seed, uint64(k)))
 	a.k = k
 	for d := 0; d < g.nEP; d++ {
+		if a.r.share[d] != d {
+			continue // built with its group's first endpoint
+		}
+		a.group = a.group[:0]
+		for e := d; e < g.nEP && g.dests[e].Switch == g.dests[d].Switch; e++ {
+			if a.r.share[e] == d {
+				a.group = append(a.group, e)
+			}
+		}
+		a.weight = int64(len(a.group))
 		a.d = d
 		a.t = g.dests[d].Switch
 		a.penalty = int64(collateralWeight * float64(a.total) / float64(max(len(a.load), 1)))
@@ -140,45 +153,63 @@ func (a *almost) layer(k int) LayerStats {
 		}
 		a.fill()
 
+		// the group shares layers 1..k: whether a path is new to them is
+		// known once; layer 0 is each endpoint's own
 		for s := 0; s < S; s++ {
-			if s == a.t {
-				continue
+			a.fresh[s] = true
+			for j := 1; j < k && a.fresh[s]; j++ {
+				a.fresh[s] = !a.samePath(a.tab, a.r.next[j][d*S:(d+1)*S], s)
 			}
-			lo, hi := a.r.Bounds.of(int(a.dist[s]))
-			h := int(a.hops[s])
-			in := h >= lo && h <= hi
-			if in && lv[s] < 255 && a.isNew(k, s, d) {
-				lv[s]++
+		}
+		for _, e := range a.group {
+			if e != d {
+				copy(a.r.next[k][e*S:(e+1)*S], a.tab)
 			}
-			if g.hosts[s] == 0 {
-				continue
+			lv := a.level[e*S : (e+1)*S]
+			base := a.r.next[0][e*S : (e+1)*S]
+			for s := 0; s < S; s++ {
+				if s == a.t {
+					continue
+				}
+				lo, hi := a.r.Bounds.of(int(a.dist[s]))
+				h := int(a.hops[s])
+				in := h >= lo && h <= hi
+				if in && lv[s] < 255 && a.fresh[s] && !a.samePath(a.tab, base, s) {
+					lv[s]++
+				}
+				if g.hosts[s] == 0 {
+					continue
+				}
+				st.Pairs++
+				if in {
+					st.InBounds++
+				} else {
+					st.Fallback++
+				}
+				for len(st.Lengths) <= h {
+					st.Lengths = append(st.Lengths, 0)
+				}
+				st.Lengths[h]++
 			}
-			st.Pairs++
-			if in {
-				st.InBounds++
-			} else {
-				st.Fallback++
-			}
-			for len(st.Lengths) <= h {
-				st.Lengths = append(st.Lengths, 0)
-			}
-			st.Lengths[h]++
 		}
 	}
 	return st
 }
 
-// isNew reports whether the layer-k path of (s, d) differs from all its
-// earlier-layer paths.
-func (a *almost) isNew(k, s, d int) bool {
-	a.buf, _ = a.r.PathChannels(k, s, d, a.buf)
-	for j := 0; j < k; j++ {
-		a.buf2, _ = a.r.PathChannels(j, s, d, a.buf2)
-		if slices.Equal(a.buf, a.buf2) {
+// samePath reports whether the routes from switch s in next-hop tables x
+// and y (one destination's column of two layers) are the same.
+func (a *almost) samePath(x, y []uint8, s int) bool {
+	for v, n := s, 0; n <= len(x); n++ {
+		e := x[v]
+		if e != y[v] {
 			return false
 		}
+		if e == hopLocal || e == hopNone {
+			return true
+		}
+		v = int(a.g.peer[a.g.chOff[v]+int(e)])
 	}
-	return true
+	return false
 }
 
 func (a *almost) ownCount(ch int) int {
@@ -296,8 +327,8 @@ func (a *almost) dfs(x, overlap int, cost int64) {
 // step tries channel i of x as the next hop of the partial path.
 func (a *almost) step(x, i, depth, overlap int, cost int64) {
 	g := a.g
-	c := g.adj[x][i]
-	y := c.Peer
+	ch := g.chOff[x] + i
+	y := int(g.peer[ch])
 	// cheap length checks first: most neighbours cannot finish in bounds
 	h := a.hops[y]
 	terminal := y == a.t || h >= 0
@@ -311,7 +342,6 @@ func (a *almost) step(x, i, depth, overlap int, cost int64) {
 	if a.onPath(y) {
 		return
 	}
-	ch := g.chOff[x] + i
 	o := overlap + a.ownCount(ch)
 	k := cost + a.load[ch]
 	// a partial path can still gain collateral, never lose it
@@ -336,7 +366,7 @@ func (a *almost) step(x, i, depth, overlap int, cost int64) {
 		o += a.ownCount(zc)
 		k += a.load[zc]
 		a.chain = append(a.chain, zc)
-		z = g.adj[z][e].Peer
+		z = int(g.peer[zc])
 	}
 	col := a.collateral(l, ch)
 	if !a.worse(o, col, k, l) {
@@ -412,7 +442,7 @@ func (a *almost) pin() {
 			v := b.nodes[i]
 			a.tab[v] = b.idx[i]
 			a.hops[v] = int32(b.length - i)
-			acc += int64(a.g.hosts[v])
+			acc += int64(a.g.hosts[v]) * a.weight
 		}
 		a.addLoad(ch, acc)
 	}
@@ -495,7 +525,7 @@ func (a *almost) fill() {
 	var fb []int32
 	for _, v := range a.order {
 		if a.fallback[v] {
-			a.sub[v] = int64(g.hosts[v])
+			a.sub[v] = int64(g.hosts[v]) * a.weight
 			fb = append(fb, v)
 		}
 	}

@@ -42,7 +42,7 @@ func BenchmarkCompute(b *testing.B) {
 			runtime.ReadMemStats(&before)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Compute(f, Options{Layers: 4, Seed: 1}); err != nil {
+				if _, err := Compute(f, Options{Layers: 4, Seed: 1, Trees: benchTrees}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -53,3 +53,5 @@ func BenchmarkCompute(b *testing.B) {
 		})
 	}
 }
+
+var benchTrees = 1

@@ -26,6 +26,17 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			r.Bounds = Bounds{PerPair: true}
 		}
 	}
+	r.share = make([]int, g.nEP)
+	for d, first, j := 0, 0, 0; d < g.nEP; d++ {
+		if d == 0 || g.dests[d].Switch != g.dests[d-1].Switch {
+			first, j = d, 0
+		}
+		r.share[d] = d
+		if opts.Trees > 0 && j >= opts.Trees {
+			r.share[d] = r.share[first+j%opts.Trees]
+		}
+		j++
+	}
 	r.next = make([][]uint8, opts.Layers)
 	r.next[0] = make([]uint8, len(g.dests)*S)
 	for k := 1; k < opts.Layers; k++ {

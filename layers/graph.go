@@ -25,6 +25,7 @@ type graph struct {
 	adj   [][]fabric.Channel // usable channels per switch, in port order
 	chOff []int              // global channel id = chOff[s] + index in adj[s]
 	rev   []int32            // global id of the opposite direction of each channel
+	peer  []int32            // switch each channel leads to (by global id): adj's Peer, compact for the hot loops
 	hosts []int              // endpoints per switch: the weight of its traffic
 	dests []Dest             // endpoints first, then switches
 	nEP   int
@@ -65,8 +66,10 @@ func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
 		g.chOff[s+1] = g.chOff[s] + len(g.adj[s])
 	}
 	g.rev = make([]int32, g.chOff[S])
+	g.peer = make([]int32, g.chOff[S])
 	for s := 0; s < S; s++ {
 		for i, c := range g.adj[s] {
+			g.peer[g.chOff[s]+i] = int32(c.Peer)
 			for j, b := range g.adj[c.Peer] {
 				if b.Port == c.PeerPort {
 					g.rev[g.chOff[s]+i] = int32(g.chOff[c.Peer] + j)
@@ -179,10 +182,10 @@ func (g *graph) bfs(t int, dist []int32, order []int32) []int32 {
 	order = append(order[:0], int32(t))
 	for h := 0; h < len(order); h++ {
 		u := order[h]
-		for _, c := range g.adj[u] {
-			if dist[c.Peer] < 0 {
-				dist[c.Peer] = dist[u] + 1
-				order = append(order, int32(c.Peer))
+		for _, y := range g.peer[g.chOff[u]:g.chOff[u+1]] {
+			if dist[y] < 0 {
+				dist[y] = dist[u] + 1
+				order = append(order, y)
 			}
 		}
 	}

@@ -139,6 +139,51 @@ func TestSameSeedSameTables(t *testing.T) {
 	}
 }
 
+// TestTreesPerSwitch checks how a destination switch's endpoints share the
+// trees of layers ≥ 1: Trees groups, dealt round-robin in port order, the
+// members of a group with identical next hops, different groups (and, with
+// -1, different endpoints) free to differ; layer 0 stays per endpoint.
+func TestTreesPerSwitch(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 5}) // 4 endpoints per switch
+	for _, trees := range []int{1, 2, 3, -1} {
+		t.Run(fmt.Sprintf("trees=%d", trees), func(t *testing.T) {
+			r, err := Compute(f, Options{Layers: 4, Seed: 1, Trees: trees})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRouting(t, f, r)
+			S := r.NumSwitches()
+			col := func(k, d int) []uint8 { return r.next[k][d*S : (d+1)*S] }
+			differ := 0
+			for d := 0; d < r.NumEndpoints(); d++ {
+				j := 0 // d's position among its switch's endpoints
+				for d-j > 0 && r.Dests()[d-j-1].Switch == r.Dests()[d].Switch {
+					j++
+				}
+				if j > 0 && r.Dests()[d-1].SwitchPort > r.Dests()[d].SwitchPort {
+					t.Fatalf("endpoints of a switch not in port order")
+				}
+				for i := 0; i < j; i++ {
+					e := d - j + i // an earlier endpoint of the same switch
+					shared := trees > 0 && i%trees == j%trees
+					for k := 1; k < 4; k++ {
+						same := slices.Equal(col(k, d), col(k, e))
+						if shared && !same {
+							t.Fatalf("layer %d: endpoints %d and %d should share a tree", k, j, i)
+						}
+						if !shared && !same {
+							differ++
+						}
+					}
+				}
+			}
+			if (trees == 1) != (differ == 0) {
+				t.Errorf("%d layer columns differ between endpoints of one switch in different groups", differ)
+			}
+		})
+	}
+}
+
 // randomFabric builds a connected random switch graph with parallel cables,
 // switches without endpoints and dual-ported HCAs cabled to two switches.
 func randomFabric(t *testing.T, rng *rand.Rand, S int) *fabric.Fabric {
@@ -313,7 +358,7 @@ func TestParallelCablesAndDualPortHCAs(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	f, _ := slimfly.Build(slimfly.Params{Q: 3})
-	for _, o := range []Options{{Layers: 3}, {Layers: 256}, {Layers: 4, MinLen: 2}, {Layers: 4, MinLen: 3, MaxLen: 2}, {Layers: 4, MinLen: 1, MaxLen: 9}, {AvoidLinks: []int{99999}}} {
+	for _, o := range []Options{{Layers: 3}, {Layers: 256}, {Layers: 4, MinLen: 2}, {Layers: 4, MinLen: 3, MaxLen: 2}, {Layers: 4, MinLen: 1, MaxLen: 9}, {AvoidLinks: []int{99999}}, {Trees: -2}} {
 		if _, err := Compute(f, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}

@@ -17,16 +17,19 @@ func routeMinimal(g *graph, next []uint8, load []int64) LayerStats {
 	for d, dest := range g.dests {
 		t := dest.Switch
 		tab := next[d*S : (d+1)*S]
-		order = g.bfs(t, dist, order)
+		if d == 0 || g.dests[d-1].Switch != t { // a switch's endpoints are adjacent
+			order = g.bfs(t, dist, order)
+		}
 		tab[t] = hopLocal
 		cost[t] = 0
 		for _, v := range order[1:] {
 			best, bestCost := -1, int64(0)
-			for i, c := range g.adj[v] {
-				if dist[c.Peer] != dist[v]-1 {
+			off := g.chOff[v]
+			for i, y := range g.peer[off:g.chOff[v+1]] {
+				if dist[y] != dist[v]-1 {
 					continue
 				}
-				if k := cost[c.Peer] + load[g.chOff[v]+i]; best < 0 || k < bestCost {
+				if k := cost[y] + load[off+i]; best < 0 || k < bestCost {
 					best, bestCost = i, k
 				}
 			}

@@ -22,7 +22,11 @@
 //     load, while following the next hops already pinned for this
 //     destination in this layer (which keeps the layer a tree). Switches
 //     left without an in-bounds path get the shortest, least loaded route
-//     consistent with the pins, and are counted.
+//     consistent with the pins, and are counted. The search runs once
+//     per group of a switch's endpoints (Options.Trees; by default one
+//     group, so one tree per destination switch and layer, charged with
+//     the weight of all its endpoints); the group's endpoints get the same
+//     next hops at their own LIDs.
 //
 // Differences from the reference: results depend only on the input and the
 // seed; switches and endpoints are unlimited (32-bit indices); parallel
@@ -53,6 +57,14 @@ type Options struct {
 	// Seed drives the tie-breaking shuffles; the same seed gives the same
 	// routing.
 	Seed uint64
+	// Trees is how many distinct trees a destination switch gets in each
+	// layer ≥ 1: its endpoints are dealt, in port order, round-robin over
+	// that many groups, and the endpoints of a group share their trees
+	// (their own LIDs, the same next hops). Fewer trees route faster
+	// (the search runs once per group, not per endpoint) and spread a
+	// switch's traffic over fewer paths. Zero means 1; -1 means one per
+	// endpoint.
+	Trees int
 }
 
 // MaxSearchLen is the longest path the almost-minimal search explores.
@@ -64,6 +76,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Layers < 1 || o.Layers > 128 || bits.OnesCount(uint(o.Layers)) != 1 {
 		return o, fmt.Errorf("layers=%d: want a power of two from 1 to 128 (one layer per LID offset under LMC 0..7)", o.Layers)
+	}
+	if o.Trees == 0 {
+		o.Trees = 1
+	}
+	if o.Trees < -1 {
+		return o, fmt.Errorf("trees=%d: want a positive number of trees per destination switch, or -1 for one per endpoint", o.Trees)
 	}
 	if (o.MinLen == 0) != (o.MaxLen == 0) {
 		return o, fmt.Errorf("min-len=%d, max-len=%d: set both or neither", o.MinLen, o.MaxLen)

@@ -28,6 +28,9 @@ type Routing struct {
 	g          *graph
 	layers     int
 	next       [][]uint8 // [layer][dest*S + switch]; layers ≥ 1 hold endpoints only
+	// share[d] is the endpoint whose layer-≥1 trees endpoint d shares (the
+	// first of its group), d itself when it has its own
+	share []int
 }
 
 // LayerStats summarises one layer.

@@ -23,6 +23,7 @@ type Tables struct {
 	a           *deadlock.Assignment
 	lft         [][]uint8 // per switch index: LID -> egress port
 	dest        []int32   // per LID-holding port index: routing destination, -1 if none
+	attach      [][]int32 // per node, per port: switch index of the switch cabled to it, -1 if none
 }
 
 // Build fills the forwarding tables: for every switch and every LID, the
@@ -51,6 +52,17 @@ func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs) (*Tables, erro
 			continue
 		}
 		t.dest[i] = int32(d)
+	}
+	t.attach = make([][]int32, f.NumNodes())
+	for i := range t.attach {
+		n := f.Node(fabric.NodeID(i))
+		t.attach[i] = make([]int32, n.Ports+1)
+		for port := range t.attach[i] {
+			t.attach[i][port] = -1
+			if peer, ok := f.Peer(fabric.PortRef{Node: fabric.NodeID(i), Port: port}); ok {
+				t.attach[i][port] = int32(r.SwitchIndex(peer.Node))
+			}
+		}
 	}
 	S := r.NumSwitches()
 	L := r.NumLayers()
@@ -98,11 +110,7 @@ func (t *Tables) LFT(sw fabric.NodeID) []uint8 { return t.lft[t.r.SwitchIndex(sw
 // PathSL returns the SL of packets from HCA port src to dlid; 0 when either
 // is unknown or both hang off the same switch.
 func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
-	peer, ok := t.Fabric.Peer(src)
-	if !ok {
-		return 0
-	}
-	s := t.r.SwitchIndex(peer.Node)
+	s := t.attachedTo(src)
 	if s < 0 {
 		return 0
 	}
@@ -116,6 +124,14 @@ func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
 		return 0
 	}
 	return t.a.SL(off%t.r.NumLayers(), s, d)
+}
+
+// attachedTo returns the switch index of the switch cabled to port p, or -1.
+func (t *Tables) attachedTo(p fabric.PortRef) int {
+	if p.Node < 0 || int(p.Node) >= len(t.attach) || p.Port < 0 || p.Port >= len(t.attach[p.Node]) {
+		return -1
+	}
+	return int(t.attach[p.Node][p.Port])
 }
 
 // SL2VL returns the VL switch sw puts a packet on from port in to port out
@@ -139,5 +155,7 @@ func (t *Tables) Program() deadlock.Program {
 		LFT:    func(sw fabric.NodeID, lid uint16) uint8 { return t.Port(sw, LID(lid)) },
 		SL:     func(src fabric.PortRef, slid, dlid uint16) uint8 { return t.PathSL(src, LID(dlid)) },
 		SL2VL:  t.SL2VL,
+		// PathSL depends on the source only through its switch
+		SLKey: t.attachedTo,
 	}
 }

@@ -22,6 +22,7 @@ type Config struct {
 	MinLen     int    `toml:"min_len"`  // 0: automatic
 	MaxLen     int    `toml:"max_len"`  // 0: automatic
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
+	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: 1, -1: one per endpoint
 	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
@@ -57,7 +58,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed})
+	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees})
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +99,6 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 // the key. LMC is derived from the layers.
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, deadlock, vls, best_effort, lft_cap")
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, deadlock, vls, best_effort, lft_cap")
 	return c, err
 }

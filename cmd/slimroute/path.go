@@ -27,13 +27,14 @@ Example:
 			&cli.IntFlag{Name: "min-len"},
 			&cli.IntFlag{Name: "max-len"},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
+			&cli.IntFlag{Name: "trees", Value: 1, Usage: "almost-minimal trees per destination switch and layer ≥ 1, shared round-robin by its endpoints; -1: one per endpoint (slower)"},
 		),
 		Action: func(c *cli.Context) error {
 			f, err := loadFabric(c)
 			if err != nil {
 				return err
 			}
-			r, err := layers.Compute(f, layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed")})
+			r, err := layers.Compute(f, layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees")})
 			if err != nil {
 				return err
 			}

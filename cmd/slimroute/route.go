@@ -69,6 +69,7 @@ Examples:
 			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1"},
 			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "tie-breaking seed"},
+			&cli.IntFlag{Name: "trees", Value: 1, Usage: "almost-minimal trees per destination switch and layer ≥ 1, shared round-robin by its endpoints; -1: one per endpoint (slower)"},
 			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, auto (hops where it applies, else dfsssp), or none (only if the verifier finds no cycle)"},
 			&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer"},
 			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
@@ -99,7 +100,7 @@ Examples:
 			}
 			lap("load_ms")
 			res, err := pipeline.Run(f, pipeline.Config{
-				Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"),
+				Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees"),
 				Deadlock: c.String("deadlock"), VLs: c.Int("vls"), BestEffort: c.Bool("best-effort"),
 				LMC: c.Int("lmc"), LFTCap: c.Int("lft-cap"), LIDsFromFabric: c.Bool("lids-from-fabric"),
 			})
