@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
+	"strconv"
+	"sync"
 
 	"slimroute/fabric"
 )
@@ -16,34 +19,105 @@ import (
 // switch and every routed LID (all LMC offsets) is listed: the file
 // engine drops what a file leaves out without a warning.
 func WriteOpenSMLFTs(w io.Writer, t *Tables) error {
-	bw := bufio.NewWriter(w)
 	f := t.Fabric
-	for _, sw := range t.sortedSwitches() {
+	// the text after the port depends on the LID only: build it once
+	tails := make([]string, int(t.LIDs.Top)+1)
+	for lid := 1; lid < len(tails); lid++ {
+		owner, _, ok := t.LIDs.Owner(LID(lid))
+		if !ok {
+			continue
+		}
+		on := f.Node(owner.Port.Node)
+		kind := "Channel Adapter"
+		if on.Kind == fabric.Switch {
+			kind = "Switch"
+		}
+		tails[lid] = fmt.Sprintf(" # %s portguid %s: '%s'\n", kind, on.PortGUID(owner.Port.Port), on.Name)
+	}
+	return writeBlocks(w, t.sortedSwitches(), func(buf []byte, sw fabric.NodeID) []byte {
 		n := f.Node(sw)
 		own, _ := t.LIDs.Of(fabric.PortRef{Node: sw})
-		fmt.Fprintf(bw, "Unicast lids [0-%d] of switch Lid %d guid %s ('%s'):\n", t.LIDs.Top, own.Base, n.GUID, n.Name)
+		buf = fmt.Appendf(buf, "Unicast lids [0-%d] of switch Lid %d guid %s ('%s'):\n", t.LIDs.Top, own.Base, n.GUID, n.Name)
 		lft := t.LFT(sw)
 		count := 0
 		for lid := 1; lid < len(lft); lid++ {
 			port := lft[lid]
-			if port == Drop {
+			if port == Drop || tails[lid] == "" {
 				continue
 			}
-			owner, _, ok := t.LIDs.Owner(LID(lid))
-			if !ok {
-				continue
+			buf = append(buf, '0', 'x', hexDigit(lid>>12), hexDigit(lid>>8), hexDigit(lid>>4), hexDigit(lid), ' ')
+			if port >= 100 {
+				buf = strconv.AppendUint(buf, uint64(port), 10)
+			} else {
+				buf = append(buf, '0', byte('0'+port/10), byte('0'+port%10))
 			}
-			on := f.Node(owner.Port.Node)
-			kind := "Channel Adapter"
-			if on.Kind == fabric.Switch {
-				kind = "Switch"
-			}
-			fmt.Fprintf(bw, "0x%04x %03d # %s portguid %s: '%s'\n", lid, port, kind, on.PortGUID(owner.Port.Port), on.Name)
+			buf = append(buf, tails[lid]...)
 			count++
 		}
-		fmt.Fprintf(bw, "%d lids dumped\n", count)
+		return fmt.Appendf(buf, "%d lids dumped\n", count)
+	})
+}
+
+func hexDigit(v int) byte { return "0123456789abcdef"[v&15] }
+
+// writeBlocks writes one block of text per switch, in order. The blocks
+// are formatted on every core, a few ahead of the writer, so the file's
+// bytes do not depend on the number of cores.
+func writeBlocks(w io.Writer, switches []fabric.NodeID, block func(buf []byte, sw fabric.NodeID) []byte) error {
+	workers := runtime.GOMAXPROCS(0)
+	ready := make([]chan []byte, len(switches))
+	for i := range ready {
+		ready[i] = make(chan []byte, 1)
 	}
-	return bw.Flush()
+	free := make(chan []byte, 2*workers) // buffers, and the window ahead of the writer
+	for i := 0; i < 2*workers; i++ {
+		free <- nil
+	}
+	type job struct {
+		j   int
+		buf []byte
+	}
+	jobs := make(chan job)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for jb := range jobs {
+				ready[jb.j] <- block(jb.buf, switches[jb.j]) // ready[j] has room: never blocks
+			}
+		}()
+	}
+	// the feeder takes a buffer before it hands out a block, in file
+	// order, so the block the writer waits for always has one
+	go func() {
+		defer close(jobs)
+		for j := range switches {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- job{j, buf}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for j := range switches {
+		b := <-ready[j]
+		if _, err := w.Write(b); err != nil {
+			close(stop) // workers finish what they hold; ready has room for it
+			wg.Wait()
+			return err
+		}
+		free <- b[:0]
+	}
+	wg.Wait()
+	return nil
 }
 
 // WriteGUID2LID writes OpenSM's guid2lid cache (OSM_CACHE_DIR/guid2lid), so
@@ -69,22 +143,21 @@ func WriteGUID2LID(w io.Writer, t *Tables) error {
 // The SLs are hex digits, one per DLID from first-DLID on; every HCA port
 // cabled to the switch uses them, from any of its LIDs.
 func WritePathSL(w io.Writer, t *Tables) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# slimroute path SLs: source switch GUID, first DLID, one hex SL per DLID (for the HCA ports on that switch)\n")
-	v := t.Fabric.SwitchView()
-	for _, sw := range t.sortedSwitches() {
-		s := v.Index[sw]
-		if len(v.Endpoints[s]) == 0 {
-			continue
-		}
-		src := v.Endpoints[s][0]
-		fmt.Fprintf(bw, "%s 0x0001 ", t.Fabric.Node(sw).GUID)
-		for lid := LID(1); lid <= t.LIDs.Top; lid++ {
-			fmt.Fprintf(bw, "%x", t.PathSL(src, lid)&15)
-		}
-		bw.WriteString("\n")
+	if _, err := io.WriteString(w, "# slimroute path SLs: source switch GUID, first DLID, one hex SL per DLID (for the HCA ports on that switch)\n"); err != nil {
+		return err
 	}
-	return bw.Flush()
+	v := t.Fabric.SwitchView()
+	var switches []fabric.NodeID
+	for _, sw := range t.sortedSwitches() {
+		if len(v.Endpoints[v.Index[sw]]) > 0 {
+			switches = append(switches, sw)
+		}
+	}
+	return writeBlocks(w, switches, func(buf []byte, sw fabric.NodeID) []byte {
+		buf = fmt.Appendf(buf, "%s 0x0001 ", t.Fabric.Node(sw).GUID)
+		buf = t.appendPathSLs(buf, v.Index[sw])
+		return append(buf, '\n')
+	})
 }
 
 // WriteSL2VL writes every switch's SL-to-VL tables in ibdmchk's -d format,

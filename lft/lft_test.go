@@ -2,6 +2,7 @@ package lft_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -122,6 +123,48 @@ func TestTablesFollowTheLayers(t *testing.T) {
 	if again.String() != first {
 		t.Fatal("two writes of the same tables differ")
 	}
+	// the path-SL file: one line per switch with endpoints, one digit per
+	// LID, each PathSL from that switch's first HCA port
+	var psl bytes.Buffer
+	if err := lft.WritePathSL(&psl, tab); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(psl.String()), "\n")[1:]
+	if len(lines) != 50 {
+		t.Fatalf("path-SL file has %d switch lines", len(lines))
+	}
+	v := f.SwitchView()
+	for _, line := range lines {
+		fs := strings.Fields(line)
+		var sw fabric.NodeID = -1
+		for _, id := range tab.Switches() {
+			if f.Node(id).GUID.String() == fs[0] {
+				sw = id
+			}
+		}
+		src := v.Endpoints[v.Index[sw]][0]
+		for i, c := range fs[2] {
+			if want := "0123456789abcdef"[tab.PathSL(src, lft.LID(i+1))]; byte(c) != want {
+				t.Fatalf("%s LID %d: SL %c, PathSL says %c", f.Node(sw).Name, i+1, c, want)
+			}
+		}
+	}
+	// a failing writer is reported, at any point, without hanging
+	for _, n := range []int{0, 1000, len(first) / 2} {
+		if err := lft.WriteOpenSMLFTs(&failAfter{n: n}, tab); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("writer failing after %d bytes: %v", n, err)
+		}
+	}
+}
+
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return 0, errors.New("disk full")
+	}
+	w.n -= len(p)
+	return len(p), nil
 }
 
 func TestUnattachedPortsAreReportedNotRouted(t *testing.T) {

@@ -126,6 +126,23 @@ func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
 	return t.a.SL(off%t.r.NumLayers(), s, d)
 }
 
+// appendPathSLs appends, as hex digits, the SL from the HCA ports of
+// switch index s to every LID 1..Top: PathSL for each, in one pass.
+func (t *Tables) appendPathSLs(buf []byte, s int) []byte {
+	L := t.r.NumLayers()
+	dests := t.r.Dests()
+	for lid := 1; lid <= int(t.LIDs.Top); lid++ {
+		sl := uint8(0)
+		if i := t.LIDs.byLID[lid]; i >= 0 {
+			if d := int(t.dest[i]); d >= 0 && dests[d].Switch != s {
+				sl = t.a.SL(int(LID(lid)-t.LIDs.Ports[i].Base)%L, s, d)
+			}
+		}
+		buf = append(buf, "0123456789abcdef"[sl&15])
+	}
+	return buf
+}
+
 // attachedTo returns the switch index of the switch cabled to port p, or -1.
 func (t *Tables) attachedTo(p fabric.PortRef) int {
 	if p.Node < 0 || int(p.Node) >= len(t.attach) || p.Port < 0 || p.Port >= len(t.attach[p.Node]) {
