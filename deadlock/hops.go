@@ -2,7 +2,6 @@ package deadlock
 
 import (
 	"fmt"
-	"sort"
 
 	"slimroute/layers"
 )
@@ -40,33 +39,65 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	if err != nil {
 		return nil, err
 	}
-	routes := enumerate(r)
 	S := r.NumSwitches()
-	conflict := make([]map[int32]bool, S)
-	for s := range conflict {
-		conflict[s] = map[int32]bool{}
+	dests := r.Dests()
+	// visit calls f with every route's length and second and third switch
+	// (-1 where the route is shorter) and fails on a route of more than 3 hops
+	visit := func(f func(k, s, d, hops, v1, v2 int)) (longest int, err error) {
+		for k := 0; k < r.NumLayers(); k++ {
+			for d := range dests {
+				if k > 0 && d >= r.NumEndpoints() {
+					break
+				}
+				for s := 0; s < S; s++ {
+					if r.Hosts(s) == 0 || s == dests[d].Switch {
+						continue
+					}
+					v := [4]int{s, -1, -1, -1}
+					hops := 0
+					for x := s; ; hops++ {
+						y := r.NextSwitch(k, x, d)
+						if y < 0 {
+							break
+						}
+						if hops == 3 {
+							path, err := r.Path(k, s, d)
+							if err != nil {
+								return 0, err
+							}
+							return 0, fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; use --deadlock dfsssp or bound the path length (--max-len 3)",
+								k, r.Fabric.Node(r.SwitchID(s)).Name, r.DestName(d), len(path)-1)
+						}
+						v[hops+1] = y
+						x = y
+					}
+					longest = max(longest, hops)
+					f(k, s, d, hops, v[1], v[2])
+				}
+			}
+		}
+		return longest, nil
 	}
-	longest := 0
-	second := make([]int32, len(routes))
-	for i, rt := range routes {
-		path, err := r.Path(int(rt.layer), int(rt.s), int(rt.d))
-		if err != nil {
-			return nil, err
+	// only a route with a hop 2 needs its second and third switch told apart
+	conflict := make([]uint64, (S*S+63)/64)
+	longest, err := visit(func(k, s, d, hops, v1, v2 int) {
+		if hops == 3 {
+			conflict[(v1*S+v2)/64] |= 1 << ((v1*S + v2) % 64)
+			conflict[(v2*S+v1)/64] |= 1 << ((v2*S + v1) % 64)
 		}
-		hops := len(path) - 1
-		if hops > 3 {
-			return nil, fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; use --deadlock dfsssp or bound the path length (--max-len 3)",
-				rt.layer, r.Fabric.Node(r.SwitchID(int(rt.s))).Name, r.DestName(int(rt.d)), hops)
-		}
-		longest = max(longest, hops)
-		second[i] = int32(path[1])
-		if hops == 3 { // only a route with a hop 2 needs its 2nd and 3rd switch told apart
-			a, b := int32(path[1]), int32(path[2])
-			conflict[a][b] = true
-			conflict[b][a] = true
+	})
+	if err != nil {
+		return nil, err
+	}
+	adj := make([][]int32, S)
+	for a := 0; a < S; a++ {
+		for b := 0; b < S; b++ {
+			if conflict[(a*S+b)/64]&(1<<((a*S+b)%64)) != 0 {
+				adj[a] = append(adj[a], int32(b))
+			}
 		}
 	}
-	colors, n := dsatur(conflict)
+	colors, n := dsatur(adj)
 	if n > MaxSLs {
 		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing, InfiniBand has %d; use --deadlock dfsssp", n, MaxSLs)
 	}
@@ -76,29 +107,20 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	}
 	a := newAssignment(r, SchemeHops)
 	a.Colors = colors
-	for i, rt := range routes {
-		*a.slot(int(rt.layer), int(rt.s), int(rt.d)) = uint8(colors[second[i]])
-	}
+	visit(func(k, s, d, hops, v1, v2 int) { *a.slot(k, s, d) = uint8(colors[v1]) })
 	a.VLs, a.SLs, a.Needed = need, n, need
 	return a, nil
 }
 
-// dsatur colours the graph given by adjacency sets: repeatedly the
+// dsatur colours the graph given by sorted adjacency lists: repeatedly the
 // uncoloured vertex with the most distinct neighbour colours (ties: most
 // uncoloured neighbours, then lowest index) takes the smallest colour free
 // among its neighbours. It returns the colours and their number.
-func dsatur(adj []map[int32]bool) ([]int, int) {
-	n := len(adj)
+func dsatur(nbr [][]int32) ([]int, int) {
+	n := len(nbr)
 	colors := make([]int, n)
 	for i := range colors {
 		colors[i] = -1
-	}
-	nbr := make([][]int32, n)
-	for v := range adj {
-		for u := range adj[v] {
-			nbr[v] = append(nbr[v], u)
-		}
-		sort.Slice(nbr[v], func(i, j int) bool { return nbr[v][i] < nbr[v][j] })
 	}
 	satur := make([]map[int]bool, n)
 	for i := range satur {

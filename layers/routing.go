@@ -95,6 +95,17 @@ func (r *Routing) HopChannel(layer, s, d int) (id int, c fabric.Channel, local b
 	return r.g.chOff[s] + int(e), r.g.adj[s][e], false
 }
 
+// NextSwitch returns the switch index the next hop of switch s toward
+// destination d leads to in a layer, or -1 when d hangs off (or is) s: Hop
+// for the hot loops of the VL assigners.
+func (r *Routing) NextSwitch(layer, s, d int) int {
+	e := r.entry(layer, s, d)
+	if e == hopLocal || e == hopNone {
+		return -1
+	}
+	return int(r.g.peer[r.g.chOff[s]+int(e)])
+}
+
 // NextPort returns the egress port of switch s toward destination d in a
 // layer: an inter-switch port, the port facing d's HCA when d hangs off s,
 // or 0 when d is s itself.

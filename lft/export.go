@@ -181,7 +181,8 @@ func WriteSL2VL(w io.Writer, t *Tables) error {
 // cabled out port and every cabled in port or 0; real maps a listed port
 // to the real port whose SL2VL it carries.
 func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled func(int) bool, real func(int) int) {
-	g := t.Fabric.Node(sw).GUID
+	g := t.Fabric.Node(sw).GUID.String()
+	line := make([]byte, 0, 80)
 	for out := 1; out <= n; out++ {
 		if !cabled(out) {
 			continue
@@ -190,12 +191,15 @@ func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled fun
 			if in == out || (in != 0 && !cabled(in)) {
 				continue
 			}
-			fmt.Fprintf(bw, "%s %d %d", g, in, out)
+			line = append(append(line[:0], g...), ' ')
+			line = strconv.AppendInt(line, int64(in), 10)
+			line = append(line, ' ')
+			line = strconv.AppendInt(line, int64(out), 10)
 			ri, ro := real(in), real(out)
 			for sl := uint8(0); sl < 16; sl += 2 {
-				fmt.Fprintf(bw, " 0x%x%x", t.SL2VL(sw, ri, ro, sl)&15, t.SL2VL(sw, ri, ro, sl+1)&15)
+				line = append(line, ' ', '0', 'x', hexDigit(int(t.SL2VL(sw, ri, ro, sl))), hexDigit(int(t.SL2VL(sw, ri, ro, sl+1))))
 			}
-			bw.WriteString("\n")
+			bw.Write(append(line, '\n'))
 		}
 	}
 }
