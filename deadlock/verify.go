@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -105,6 +104,12 @@ func Verify(p Program) (*Report, error) {
 		chOff[i+1] = chOff[i] + w
 	}
 	C := chOff[N]
+	maxPorts := 0
+	for i := 0; i < N; i++ {
+		if isSwitch[i] {
+			maxPorts = max(maxPorts, chOff[i+1]-chOff[i]-1)
+		}
+	}
 	peer := make([]fabric.PortRef, pOff[N])
 	for i := range peer {
 		peer[i].Node = -1
@@ -166,7 +171,7 @@ func Verify(p Program) (*Report, error) {
 		wg.Add(1)
 		go func(sh *share, part []uint16, first int) {
 			defer wg.Done()
-			sh.edges, sh.used = newEdgeSet(C*16), make([]bool, C*16)
+			sh.edges, sh.used = newEdgeSet(C*16, (maxPorts+1)*16), make([]bool, C*16)
 			done := make([]uint32, C*16) // (arrival channel, SL) finished for the current DLID
 			inWalk := make([]uint32, C*16)
 			var walk uint32
@@ -238,7 +243,7 @@ func Verify(p Program) (*Report, error) {
 							sh.used[node] = true
 							sh.vls |= 1 << vl
 							if prev >= 0 {
-								sh.edges.add(int32(prev), int32(node))
+								sh.edges.add(int32(prev), int32(node), int32(chOff[at.Node]*16))
 							}
 							prev = node
 							state := (chOff[at.Node]+out)*16 + int(sl)
@@ -403,27 +408,42 @@ func checkSLKey(p Program, groups []sourceGroup, dlids []uint16) error {
 	return nil
 }
 
-// edgeSet is a set of CDG edges between (channel, VL) nodes, kept per
-// source node: a node has few successors, so a short scan beats hashing.
+// edgeSet is a set of CDG edges between (channel, VL) nodes. An edge
+// leaves a node a = (channel, VL) for a node b on a channel of the switch
+// that channel leads to, so per a the targets form one short bit row,
+// indexed from that switch's first node and allocated when a gets its
+// first edge.
 type edgeSet struct {
-	succ [][]int32
+	width int        // bits per row: the most ports of a switch, plus 1, times 16 VLs
+	rows  [][]uint64 // per node a
+	base  []int32    // per node a: node number of bit 0 of its row
 }
 
-func newEdgeSet(n int) edgeSet { return edgeSet{succ: make([][]int32, n)} }
+func newEdgeSet(n, width int) edgeSet {
+	return edgeSet{width: width, rows: make([][]uint64, n), base: make([]int32, n)}
+}
 
-func (e *edgeSet) add(a, b int32) {
-	for _, x := range e.succ[a] {
-		if x == b {
-			return
-		}
+// add records a → b; base is the first node of b's switch.
+func (e *edgeSet) add(a, b, base int32) {
+	row := e.rows[a]
+	if row == nil {
+		row = make([]uint64, (e.width+63)/64)
+		e.rows[a], e.base[a] = row, base
 	}
-	e.succ[a] = append(e.succ[a], b)
+	i := b - base
+	row[i/64] |= 1 << (i % 64)
 }
 
 func (e *edgeSet) merge(o edgeSet) {
-	for a, bs := range o.succ {
-		for _, b := range bs {
-			e.add(int32(a), b)
+	for a, row := range o.rows {
+		if row == nil {
+			continue
+		}
+		if e.rows[a] == nil {
+			e.rows[a], e.base[a] = make([]uint64, len(row)), o.base[a]
+		}
+		for i, w := range row {
+			e.rows[a][i] |= w
 		}
 	}
 }
@@ -431,10 +451,13 @@ func (e *edgeSet) merge(o edgeSet) {
 // list returns the edges ordered by source node, then target.
 func (e *edgeSet) list() [][2]int32 {
 	var out [][2]int32
-	for a, bs := range e.succ {
-		slices.Sort(bs)
-		for _, b := range bs {
-			out = append(out, [2]int32{int32(a), b})
+	for a, row := range e.rows {
+		for i, w := range row {
+			for w != 0 {
+				j := int32(i*64 + bits.TrailingZeros64(w))
+				out = append(out, [2]int32{int32(a), e.base[a] + j})
+				w &= w - 1
+			}
 		}
 	}
 	return out

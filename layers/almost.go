@@ -3,7 +3,10 @@ package layers
 import (
 	"container/heap"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"sort"
+	"sync"
 )
 
 // almost builds the almost-minimal layers 1..L−1.
@@ -13,6 +16,12 @@ type almost struct {
 	load  []int64
 	seed  uint64
 	level []uint8 // [d*S + s]: layers that gave s a new in-bounds path to d
+	pcg   *rand.PCG
+	rng   *rand.Rand
+	// with logLoad, every load increment is also logged for the other
+	// workers of a batch
+	logLoad bool
+	log     []loadInc
 
 	// per destination switch: each switch's channels whose peer is at
 	// distance ≤ 1 from it, and = 0 (it), in port order
@@ -67,15 +76,17 @@ type candidate struct {
 	chans      []int   // every channel of the path, to the destination
 }
 
-func newAlmost(g *graph, r *Routing, load []int64, seed uint64) *almost {
+func newAlmost(g *graph, r *Routing, load []int64, seed uint64, level []uint8) *almost {
 	S := len(g.adj)
 	var total int64
 	for _, v := range load {
 		total += v
 	}
+	pcg := rand.NewPCG(seed, 0)
 	return &almost{total: total, nearT: -1,
 		g: g, r: r, load: load, seed: seed,
-		level: make([]uint8, g.nEP*S),
+		pcg: pcg, rng: rand.New(pcg),
+		level: level,
 		dist:  make([]int32, S), order: make([]int32, 0, S),
 		hops: make([]int32, S), srcs: make([]int, 0, S), rank: make([]int, S),
 		fh: make([]int32, S), fc: make([]int64, S), fnext: make([]uint8, S),
@@ -84,116 +95,180 @@ func newAlmost(g *graph, r *Routing, load []int64, seed uint64) *almost {
 	}
 }
 
-// layer builds layer k for every endpoint destination.
-func (a *almost) layer(k int) LayerStats {
-	g := a.g
-	S := len(g.adj)
-	st := LayerStats{Layer: k}
-	rng := rand.New(rand.NewPCG(a.seed, uint64(k)))
-	a.k = k
+// batch is how many destination groups of a layer are routed at once,
+// each against the channel loads as they were when the batch began plus
+// its own. It is fixed, not the number of cores, so the routing does not
+// depend on the machine; with two cores the two groups of a batch are
+// routed in parallel.
+const batch = 2
+
+// layers builds layers 1..L−1: in each, the destination groups in batches.
+// Worker w of a batch keeps its own copy of the loads; after the batch
+// every worker adds the others' increments, in worker order, so all copies
+// agree again.
+func buildAlmost(g *graph, r *Routing, load []int64, seed uint64) {
+	var ws [batch]*almost
+	level := make([]uint8, g.nEP*len(g.adj)) // shared: groups are disjoint
+	for w := range ws {
+		ws[w] = newAlmost(g, r, slices.Clone(load), seed, level)
+		ws[w].logLoad = true
+	}
+	var reps []int
 	for d := 0; d < g.nEP; d++ {
-		if a.r.share[d] != d {
-			continue // built with its group's first endpoint
-		}
-		a.group = a.group[:0]
-		for e := d; e < g.nEP && g.dests[e].Switch == g.dests[d].Switch; e++ {
-			if a.r.share[e] == d {
-				a.group = append(a.group, e)
-			}
-		}
-		a.weight = int64(len(a.group))
-		a.d = d
-		a.t = g.dests[d].Switch
-		a.penalty = int64(collateralWeight * float64(a.total) / float64(max(len(a.load), 1)))
-		a.tab = a.r.next[k][d*S : (d+1)*S]
-		for i := range a.tab {
-			a.tab[i] = hopNone
-			a.hops[i] = -1
-		}
-		a.tab[a.t] = hopLocal
-		a.hops[a.t] = 0
-		a.order = g.bfs(a.t, a.dist, a.order)
-		a.prepareNear()
-
-		// Sources in priority order: fewest alternatives so far first,
-		// switches without endpoints last, ties by a seeded shuffle.
-		lv := a.level[d*S : (d+1)*S]
-		a.srcs = a.srcs[:0]
-		for s := 0; s < S; s++ {
-			a.rank[s] = s
-			if s != a.t {
-				a.srcs = append(a.srcs, s)
-			}
-		}
-		rng.Shuffle(S, func(i, j int) { a.rank[i], a.rank[j] = a.rank[j], a.rank[i] })
-		sort.Slice(a.srcs, func(i, j int) bool {
-			x, y := a.srcs[i], a.srcs[j]
-			if lv[x] != lv[y] {
-				return lv[x] < lv[y]
-			}
-			if hx, hy := g.hosts[x] == 0, g.hosts[y] == 0; hx != hy {
-				return hy
-			}
-			return a.rank[x] < a.rank[y]
-		})
-		for _, s := range a.srcs {
-			if a.hops[s] >= 0 {
-				continue // pinned by an earlier source's path
-			}
-			a.lo, a.hi = a.r.Bounds.of(int(a.dist[s]))
-			a.own = a.own[:0]
-			for j := 0; j < k; j++ {
-				a.buf, _ = a.r.PathChannels(j, s, d, a.buf)
-				a.own = append(a.own, a.buf...)
-			}
-			a.search(s)
-			if a.best.found {
-				a.pin()
-			}
-		}
-		a.fill()
-
-		// the group shares layers 1..k: whether a path is new to them is
-		// known once; layer 0 is each endpoint's own
-		for s := 0; s < S; s++ {
-			a.fresh[s] = true
-			for j := 1; j < k && a.fresh[s]; j++ {
-				a.fresh[s] = !a.samePath(a.tab, a.r.next[j][d*S:(d+1)*S], s)
-			}
-		}
-		for _, e := range a.group {
-			if e != d {
-				copy(a.r.next[k][e*S:(e+1)*S], a.tab)
-			}
-			lv := a.level[e*S : (e+1)*S]
-			base := a.r.next[0][e*S : (e+1)*S]
-			for s := 0; s < S; s++ {
-				if s == a.t {
-					continue
-				}
-				lo, hi := a.r.Bounds.of(int(a.dist[s]))
-				h := int(a.hops[s])
-				in := h >= lo && h <= hi
-				if in && lv[s] < 255 && a.fresh[s] && !a.samePath(a.tab, base, s) {
-					lv[s]++
-				}
-				if g.hosts[s] == 0 {
-					continue
-				}
-				st.Pairs++
-				if in {
-					st.InBounds++
-				} else {
-					st.Fallback++
-				}
-				for len(st.Lengths) <= h {
-					st.Lengths = append(st.Lengths, 0)
-				}
-				st.Lengths[h]++
-			}
+		if r.share[d] == d {
+			reps = append(reps, d)
 		}
 	}
-	return st
+	parallel := runtime.GOMAXPROCS(0) > 1
+	for k := 1; k < r.layers; k++ {
+		var stats [batch]LayerStats
+		for i := 0; i < len(reps); i += batch {
+			n := min(batch, len(reps)-i)
+			if parallel && n > 1 {
+				var wg sync.WaitGroup
+				for w := 0; w < n; w++ {
+					wg.Add(1)
+					go func() { defer wg.Done(); ws[w].route(k, reps[i+w], &stats[w]) }()
+				}
+				wg.Wait()
+			} else {
+				for w := 0; w < n; w++ {
+					ws[w].route(k, reps[i+w], &stats[w])
+				}
+			}
+			for w := 0; w < n; w++ {
+				for _, inc := range ws[w].log {
+					for o := range ws {
+						if o != w {
+							ws[o].load[inc.ch] += inc.v
+							ws[o].total += inc.v
+						}
+					}
+				}
+				ws[w].log = ws[w].log[:0]
+			}
+		}
+		st := LayerStats{Layer: k}
+		for _, x := range stats {
+			st.Pairs += x.Pairs
+			st.InBounds += x.InBounds
+			st.Fallback += x.Fallback
+			for len(st.Lengths) < len(x.Lengths) {
+				st.Lengths = append(st.Lengths, 0)
+			}
+			for h, c := range x.Lengths {
+				st.Lengths[h] += c
+			}
+		}
+		r.Stats = append(r.Stats, st)
+	}
+}
+
+// route builds layer k for destination group d (its first endpoint) and
+// copies the trees to the group's other endpoints.
+func (a *almost) route(k, d int, st *LayerStats) {
+	g := a.g
+	S := len(g.adj)
+	a.k = k
+	a.pcg.Seed(a.seed, uint64(k)<<32|uint64(d))
+	rng := a.rng
+	a.group = a.group[:0]
+	for e := d; e < g.nEP && g.dests[e].Switch == g.dests[d].Switch; e++ {
+		if a.r.share[e] == d {
+			a.group = append(a.group, e)
+		}
+	}
+	a.weight = int64(len(a.group))
+	a.d = d
+	a.t = g.dests[d].Switch
+	a.penalty = int64(collateralWeight * float64(a.total) / float64(max(len(a.load), 1)))
+	a.tab = a.r.next[k][d*S : (d+1)*S]
+	for i := range a.tab {
+		a.tab[i] = hopNone
+		a.hops[i] = -1
+	}
+	a.tab[a.t] = hopLocal
+	a.hops[a.t] = 0
+	a.order = g.bfs(a.t, a.dist, a.order)
+	a.prepareNear()
+
+	// Sources in priority order: fewest alternatives so far first,
+	// switches without endpoints last, ties by a seeded shuffle.
+	lv := a.level[d*S : (d+1)*S]
+	a.srcs = a.srcs[:0]
+	for s := 0; s < S; s++ {
+		a.rank[s] = s
+		if s != a.t {
+			a.srcs = append(a.srcs, s)
+		}
+	}
+	rng.Shuffle(S, func(i, j int) { a.rank[i], a.rank[j] = a.rank[j], a.rank[i] })
+	sort.Slice(a.srcs, func(i, j int) bool {
+		x, y := a.srcs[i], a.srcs[j]
+		if lv[x] != lv[y] {
+			return lv[x] < lv[y]
+		}
+		if hx, hy := g.hosts[x] == 0, g.hosts[y] == 0; hx != hy {
+			return hy
+		}
+		return a.rank[x] < a.rank[y]
+	})
+	for _, s := range a.srcs {
+		if a.hops[s] >= 0 {
+			continue // pinned by an earlier source's path
+		}
+		a.lo, a.hi = a.r.Bounds.of(int(a.dist[s]))
+		a.own = a.own[:0]
+		for j := 0; j < k; j++ {
+			a.buf, _ = a.r.PathChannels(j, s, d, a.buf)
+			a.own = append(a.own, a.buf...)
+		}
+		a.search(s)
+		if a.best.found {
+			a.pin()
+		}
+	}
+	a.fill()
+
+	// the group shares layers 1..k: whether a path is new to them is
+	// known once; layer 0 is each endpoint's own
+	for s := 0; s < S; s++ {
+		a.fresh[s] = true
+		for j := 1; j < k && a.fresh[s]; j++ {
+			a.fresh[s] = !a.samePath(a.tab, a.r.next[j][d*S:(d+1)*S], s)
+		}
+	}
+	for _, e := range a.group {
+		if e != d {
+			copy(a.r.next[k][e*S:(e+1)*S], a.tab)
+		}
+		lv := a.level[e*S : (e+1)*S]
+		base := a.r.next[0][e*S : (e+1)*S]
+		for s := 0; s < S; s++ {
+			if s == a.t {
+				continue
+			}
+			lo, hi := a.r.Bounds.of(int(a.dist[s]))
+			h := int(a.hops[s])
+			in := h >= lo && h <= hi
+			if in && lv[s] < 255 && a.fresh[s] && !a.samePath(a.tab, base, s) {
+				lv[s]++
+			}
+			if g.hosts[s] == 0 {
+				continue
+			}
+			st.Pairs++
+			if in {
+				st.InBounds++
+			} else {
+				st.Fallback++
+			}
+			for len(st.Lengths) <= h {
+				st.Lengths = append(st.Lengths, 0)
+			}
+			st.Lengths[h]++
+		}
+	}
 }
 
 // samePath reports whether the routes from switch s in next-hop tables x
@@ -637,4 +712,12 @@ const collateralWeight = 1.0
 func (a *almost) addLoad(ch int, v int64) {
 	a.load[ch] += v
 	a.total += v
+	if a.logLoad {
+		a.log = append(a.log, loadInc{int32(ch), v})
+	}
+}
+
+type loadInc struct {
+	ch int32
+	v  int64
 }

@@ -45,10 +45,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	load := make([]int64, g.chOff[S])
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
 	if opts.Layers > 1 {
-		a := newAlmost(g, r, load, opts.Seed)
-		for k := 1; k < opts.Layers; k++ {
-			r.Stats = append(r.Stats, a.layer(k))
-		}
+		buildAlmost(g, r, load, opts.Seed)
 	}
 	return r, nil
 }

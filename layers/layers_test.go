@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -117,6 +118,28 @@ func TestSlimFlyLayersAreForwardingTreesPerDestination(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSameTablesOnAnyNumberOfCores routes with one core and with several:
+// the batches of destination groups are fixed, so the tables are too.
+func TestSameTablesOnAnyNumberOfCores(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 7})
+	prev := runtime.GOMAXPROCS(1)
+	one, err := Compute(f, Options{Layers: 4, Seed: 3})
+	runtime.GOMAXPROCS(max(prev, 2))
+	many, err2 := Compute(f, Options{Layers: 4, Seed: 3})
+	runtime.GOMAXPROCS(prev)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	for k := range one.next {
+		if !slices.Equal(one.next[k], many.next[k]) {
+			t.Fatalf("layer %d differs between one core and %d", k, max(prev, 2))
+		}
+	}
+	if fmt.Sprint(one.Stats) != fmt.Sprint(many.Stats) {
+		t.Fatalf("stats differ: %v against %v", one.Stats, many.Stats)
 	}
 }
 
