@@ -7,6 +7,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"slimroute/deadlock"
 	"slimroute/fabric"
@@ -40,6 +41,15 @@ type Result struct {
 	LIDs       *lft.LIDs
 	Tables     *lft.Tables
 	Verify     *deadlock.Report
+	// Stages holds the wall time of each stage, in order: lids, layers,
+	// vls, tables, verify.
+	Stages []Stage
+}
+
+// Stage is the wall time one stage of Run took.
+type Stage struct {
+	Name string
+	Time time.Duration
 }
 
 // Run routes f, assigns VLs, builds the tables and verifies them. It fails
@@ -54,14 +64,23 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	if lmc < 0 {
 		lmc = layers.LMC(c.Layers)
 	}
+	var stages []Stage
+	clock := time.Now()
+	lap := func(name string) {
+		now := time.Now()
+		stages = append(stages, Stage{name, now.Sub(clock)})
+		clock = now
+	}
 	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric})
 	if err != nil {
 		return nil, err
 	}
+	lap("lids")
 	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees})
 	if err != nil {
 		return nil, err
 	}
+	lap("layers")
 	res := &Result{Routing: r, LIDs: lids}
 	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort}
 	switch c.Deadlock {
@@ -81,11 +100,15 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	lap("vls")
 	res.Tables, err = lft.Build(r, res.Assignment, res.LIDs)
 	if err != nil {
 		return nil, err
 	}
+	lap("tables")
 	res.Verify, err = deadlock.Verify(res.Tables.Program())
+	lap("verify")
+	res.Stages = stages
 	if err != nil {
 		return nil, fmt.Errorf("verifier: %w", err)
 	}

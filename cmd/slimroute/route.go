@@ -108,6 +108,9 @@ Examples:
 				return err
 			}
 			lap("pipeline_ms")
+			for _, st := range res.Stages {
+				timings["pipeline_"+st.Name+"_ms"] = float64(st.Time.Microseconds()) / 1000
+			}
 			dir := c.String("output")
 			sum, err := writeRoute(dir, f, res, c.Bool("ibdmchk"))
 			if err != nil {
