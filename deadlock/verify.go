@@ -188,6 +188,9 @@ func Verify(p Program) (*Report, error) {
 			// contiguous per DLID: a walk's lookups stay in cache
 			const chunk = 256
 			cols := make([]uint8, chunk*len(switches))
+			sls := make([]uint16, len(groups)) // per group: the SLs its LIDs use toward the DLID
+			var sig []byte
+			seen := map[string]struct{}{}
 			problem := func(format string, args ...any) {
 				if len(sh.problems) < 10 {
 					sh.problems = append(sh.problems, fmt.Sprintf(format, args...))
@@ -200,18 +203,43 @@ func Verify(p Program) (*Report, error) {
 				col := cols[(di%chunk)*len(switches):]
 				dst := p.LIDs[owner[dlid]].Port
 				epoch := uint32(first + di + 1)
+				// What the walks toward dlid do is fixed by each switch's
+				// entry — with "deliver to dlid's owner" as one value, the
+				// port it takes to do so aside — and by the SLs each group
+				// uses. A DLID that repeats an earlier one in both (the
+				// LIDs of a switch's HCAs, mostly) adds nothing new.
+				sig = sig[:0]
+				for j, sw := range switches {
+					e := col[j]
+					switch {
+					case e == 0 && dst == fabric.PortRef{Node: sw}:
+						e = 0xFE
+					case e != 0 && e != 0xFF && int(e) <= f.Node(sw).Ports && peer[pOff[sw]+int(e)] == dst:
+						e = 0xFE
+					}
+					sig = append(sig, e)
+				}
 				for gi := range groups {
 					g := &groups[gi]
+					sls[gi] = 0
 					if len(g.members) == 1 && p.LIDs[g.members[0]].Port == dst {
 						continue // a port does not send to itself
 					}
 					src := p.LIDs[g.members[0]]
-					var sls uint16 // the SLs the source's LIDs use toward dlid
 					for off := 0; off < 1<<src.LMC; off++ {
-						sls |= 1 << (p.SL(src.Port, src.Base+uint16(off), dlid) & 15)
+						sls[gi] |= 1 << (p.SL(src.Port, src.Base+uint16(off), dlid) & 15)
 					}
+					sig = append(sig, byte(sls[gi]), byte(sls[gi]>>8))
+				}
+				if _, ok := seen[string(sig)]; ok {
+					continue
+				}
+				seen[string(sig)] = struct{}{}
+				for gi := range groups {
+					g := &groups[gi]
+					src := p.LIDs[g.members[0]]
 					for sl := uint8(0); sl < 16; sl++ {
-						if sls&(1<<sl) == 0 {
+						if sls[gi]&(1<<sl) == 0 {
 							continue
 						}
 						sh.walks++

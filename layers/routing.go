@@ -95,6 +95,17 @@ func (r *Routing) HopChannel(layer, s, d int) (id int, c fabric.Channel, local b
 	return r.g.chOff[s] + int(e), r.g.adj[s][e], false
 }
 
+// SharedWith returns the endpoint destination whose trees endpoint d
+// follows in layers ≥ 1 (see Options.Trees): d itself, or the first
+// endpoint of its group, which comes before it. A switch destination
+// shares nothing.
+func (r *Routing) SharedWith(d int) int {
+	if d >= len(r.share) {
+		return d
+	}
+	return r.share[d]
+}
+
 // NextSwitch returns the switch index the next hop of switch s toward
 // destination d leads to in a layer, or -1 when d hangs off (or is) s: Hop
 // for the hot loops of the VL assigners.

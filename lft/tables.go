@@ -24,6 +24,9 @@ type Tables struct {
 	lft         [][]uint8 // per switch index: LID -> egress port
 	dest        []int32   // per LID-holding port index: routing destination, -1 if none
 	attach      [][]int32 // per node, per port: switch index of the switch cabled to it, -1 if none
+	lidDest     []int32   // per LID: routing destination, -1 if none
+	lidLayer    []uint8   // per LID: the layer its offset selects
+	destSwitch  []int32   // per routing destination: the switch it hangs off (or is)
 }
 
 // Build fills the forwarding tables: for every switch and every LID, the
@@ -66,6 +69,21 @@ func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs) (*Tables, erro
 	}
 	S := r.NumSwitches()
 	L := r.NumLayers()
+	t.lidDest = make([]int32, int(lids.Top)+1)
+	t.lidLayer = make([]uint8, int(lids.Top)+1)
+	for i := range t.lidDest {
+		t.lidDest[i] = -1
+	}
+	for i, p := range lids.Ports {
+		for off := 0; off < 1<<p.LMC; off++ {
+			t.lidDest[int(p.Base)+off] = t.dest[i]
+			t.lidLayer[int(p.Base)+off] = uint8(off % L)
+		}
+	}
+	t.destSwitch = make([]int32, len(r.Dests()))
+	for d, dest := range r.Dests() {
+		t.destSwitch[d] = int32(dest.Switch)
+	}
 	t.lft = make([][]uint8, S)
 	for s := 0; s < S; s++ {
 		tab := make([]uint8, int(lids.Top)+1)
@@ -111,32 +129,23 @@ func (t *Tables) LFT(sw fabric.NodeID) []uint8 { return t.lft[t.r.SwitchIndex(sw
 // is unknown or both hang off the same switch.
 func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
 	s := t.attachedTo(src)
-	if s < 0 {
+	if s < 0 || int(dlid) >= len(t.lidDest) {
 		return 0
 	}
-	if int(dlid) >= len(t.LIDs.byLID) || t.LIDs.byLID[dlid] < 0 {
+	d := t.lidDest[dlid]
+	if d < 0 || int(t.destSwitch[d]) == s {
 		return 0
 	}
-	i := t.LIDs.byLID[dlid]
-	off := int(dlid - t.LIDs.Ports[i].Base)
-	d := int(t.dest[i])
-	if d < 0 || t.r.Dests()[d].Switch == s {
-		return 0
-	}
-	return t.a.SL(off%t.r.NumLayers(), s, d)
+	return t.a.SL(int(t.lidLayer[dlid]), s, int(d))
 }
 
 // appendPathSLs appends, as hex digits, the SL from the HCA ports of
 // switch index s to every LID 1..Top: PathSL for each, in one pass.
 func (t *Tables) appendPathSLs(buf []byte, s int) []byte {
-	L := t.r.NumLayers()
-	dests := t.r.Dests()
 	for lid := 1; lid <= int(t.LIDs.Top); lid++ {
 		sl := uint8(0)
-		if i := t.LIDs.byLID[lid]; i >= 0 {
-			if d := int(t.dest[i]); d >= 0 && dests[d].Switch != s {
-				sl = t.a.SL(int(LID(lid)-t.LIDs.Ports[i].Base)%L, s, d)
-			}
+		if d := t.lidDest[lid]; d >= 0 && int(t.destSwitch[d]) != s {
+			sl = t.a.SL(int(t.lidLayer[lid]), s, int(d))
 		}
 		buf = append(buf, "0123456789abcdef"[sl&15])
 	}
