@@ -26,14 +26,15 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			r.Bounds = Bounds{PerPair: true}
 		}
 	}
+	r.Trees = treesFor(opts.Trees, g)
 	r.share = make([]int, g.nEP)
 	for d, first, j := 0, 0, 0; d < g.nEP; d++ {
 		if d == 0 || g.dests[d].Switch != g.dests[d-1].Switch {
 			first, j = d, 0
 		}
 		r.share[d] = d
-		if opts.Trees > 0 && j >= opts.Trees {
-			r.share[d] = r.share[first+j%opts.Trees]
+		if r.Trees > 0 && j >= r.Trees {
+			r.share[d] = r.share[first+j%r.Trees]
 		}
 		j++
 	}

@@ -23,10 +23,11 @@
 //     destination in this layer (which keeps the layer a tree). Switches
 //     left without an in-bounds path get the shortest, least loaded route
 //     consistent with the pins, and are counted. The search runs once
-//     per group of a switch's endpoints (Options.Trees; by default one
-//     group, so one tree per destination switch and layer, charged with
-//     the weight of all its endpoints); the group's endpoints get the same
-//     next hops at their own LIDs.
+//     per group of a switch's endpoints (Options.Trees: one per endpoint
+//     by default, fewer on large fabrics), charged with the weight of all
+//     the group's endpoints; they get the same next hops at their own
+//     LIDs. A layer's groups are routed in fixed batches of two, one per
+//     core.
 //
 // Differences from the reference: results depend only on the input and the
 // seed; switches and endpoints are unlimited (32-bit indices); parallel
@@ -60,11 +61,40 @@ type Options struct {
 	// Trees is how many distinct trees a destination switch gets in each
 	// layer ≥ 1: its endpoints are dealt, in port order, round-robin over
 	// that many groups, and the endpoints of a group share their trees
-	// (their own LIDs, the same next hops). Fewer trees route faster
-	// (the search runs once per group, not per endpoint) and spread a
-	// switch's traffic over fewer paths. Zero means 1; -1 means one per
-	// endpoint.
+	// (their own LIDs, the same next hops). One tree per endpoint spreads
+	// a switch's traffic best; fewer route faster, the search running once
+	// per group. -1 means one per endpoint. Zero chooses by size: one per
+	// endpoint while (endpoints × switches) ≤ SearchBudget (2^19), else the most
+	// of 8, 4, 2, 1 per switch that keeps (groups × switches) within it.
 	Trees int
+}
+
+// SearchBudget bounds, for Options.Trees = 0, the destination groups
+// times switches of a layer, which the search time follows: 2^19 is about
+// half a second per layer ≥ 1 on two cores. Slim Fly q ≤ 7 and small Clos
+// fabrics get one tree per endpoint; q = 11: 8 per switch, q = 13: 4,
+// q = 17 and 19 (722 switches, 10830 endpoints): 1.
+const SearchBudget = 1 << 19
+
+// treesFor resolves Options.Trees = 0 for a fabric.
+func treesFor(trees int, g *graph) int {
+	if trees != 0 {
+		return trees
+	}
+	S := len(g.adj)
+	if g.nEP*S <= SearchBudget {
+		return -1
+	}
+	for _, t := range []int{8, 4, 2} {
+		groups := 0
+		for s := 0; s < S; s++ {
+			groups += min(g.hosts[s], t)
+		}
+		if groups*S <= SearchBudget {
+			return t
+		}
+	}
+	return 1
 }
 
 // MaxSearchLen is the longest path the almost-minimal search explores.
@@ -76,9 +106,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Layers < 1 || o.Layers > 128 || bits.OnesCount(uint(o.Layers)) != 1 {
 		return o, fmt.Errorf("layers=%d: want a power of two from 1 to 128 (one layer per LID offset under LMC 0..7)", o.Layers)
-	}
-	if o.Trees == 0 {
-		o.Trees = 1
 	}
 	if o.Trees < -1 {
 		return o, fmt.Errorf("trees=%d: want a positive number of trees per destination switch, or -1 for one per endpoint", o.Trees)

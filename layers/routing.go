@@ -22,6 +22,9 @@ type Routing struct {
 	Bounds Bounds
 	// Stats describe each layer.
 	Stats []LayerStats
+	// Trees is the number of trees per destination switch in layers ≥ 1
+	// (Options.Trees resolved; -1: one per endpoint).
+	Trees int
 	// Unattached lists HCA ports whose only cable is avoided: they are not
 	// destinations.
 	Unattached []fabric.PortRef

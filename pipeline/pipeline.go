@@ -23,7 +23,7 @@ type Config struct {
 	MinLen     int    `toml:"min_len"`  // 0: automatic
 	MaxLen     int    `toml:"max_len"`  // 0: automatic
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
-	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: 1, -1: one per endpoint
+	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: by fabric size, -1: one per endpoint
 	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`

@@ -27,7 +27,7 @@ Example:
 			&cli.IntFlag{Name: "min-len"},
 			&cli.IntFlag{Name: "max-len"},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
-			&cli.IntFlag{Name: "trees", Value: 1, Usage: "almost-minimal trees per destination switch and layer ≥ 1, shared round-robin by its endpoints; -1: one per endpoint (slower)"},
+			&cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint; 0: by fabric size (one per endpoint while endpoints × switches ≤ 2^19)"},
 		),
 		Action: func(c *cli.Context) error {
 			f, err := loadFabric(c)

@@ -25,6 +25,7 @@ import (
 type routeSummary struct {
 	Fabric   fabric.Stats        `json:"fabric"`
 	Layers   int                 `json:"layers"`
+	Trees    int                 `json:"trees_per_switch"` // -1: one per endpoint
 	Bounds   string              `json:"bounds"`
 	Stats    []layers.LayerStats `json:"layer_stats"`
 	Deadlock struct {
@@ -69,7 +70,7 @@ Examples:
 			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1"},
 			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "tie-breaking seed"},
-			&cli.IntFlag{Name: "trees", Value: 1, Usage: "almost-minimal trees per destination switch and layer ≥ 1, shared round-robin by its endpoints; -1: one per endpoint (slower)"},
+			&cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint; 0: by fabric size (one per endpoint while endpoints × switches ≤ 2^19)"},
 			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, auto (hops where it applies, else dfsssp), or none (only if the verifier finds no cycle)"},
 			&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer"},
 			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
@@ -136,7 +137,7 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 	}
 	sum := &routeSummary{}
 	sum.Fabric = fabric.ComputeStats(f)
-	sum.Layers, sum.Bounds, sum.Stats = r.NumLayers(), r.Bounds.String(), r.Stats
+	sum.Layers, sum.Bounds, sum.Stats, sum.Trees = r.NumLayers(), r.Bounds.String(), r.Stats, r.Trees
 	sum.Deadlock.Scheme = string(a.Scheme)
 	sum.Deadlock.VLsNeeded, sum.Deadlock.VLsUsed, sum.Deadlock.SLsUsed = a.Needed, a.VLs, a.SLs
 	sum.Deadlock.Packing, sum.Deadlock.RoutesOnCycle = a.Packing, a.RoutesOnCycle
@@ -195,7 +196,11 @@ func writeJSON(path string, v any) error {
 // printRoute prints what a routing run did, for people.
 func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir string) {
 	r, a, lids, rep := res.Routing, res.Assignment, res.LIDs, res.Verify
-	fmt.Fprintf(out, "routed %d switches, %d endpoints in %d layers (%s in layers ≥ 1)\n", sum.Fabric.Switches, sum.Fabric.Endpoints, r.NumLayers(), r.Bounds)
+	trees := "one tree per endpoint"
+	if r.Trees > 0 {
+		trees = fmt.Sprintf("%d trees per destination switch", r.Trees)
+	}
+	fmt.Fprintf(out, "routed %d switches, %d endpoints in %d layers (%s in layers ≥ 1, %s)\n", sum.Fabric.Switches, sum.Fabric.Endpoints, r.NumLayers(), r.Bounds, trees)
 	for _, st := range r.Stats {
 		fmt.Fprintf(out, "  layer %d: %d pairs, %d in bounds, %d fallback, lengths %v\n", st.Layer, st.Pairs, st.InBounds, st.Fallback, st.Lengths)
 	}
