@@ -125,10 +125,11 @@ func TestVerifierCatchesABrokenAssignment(t *testing.T) {
 }
 
 func TestSlimFlyBothSchemesVerified(t *testing.T) {
-	for _, q := range []int{5, 7} {
-		t.Run(fmt.Sprintf("q=%d", q), func(t *testing.T) {
+	for _, c := range []struct{ q, trees int }{{5, 0}, {7, 0}, {5, 1}, {7, 2}} {
+		q := c.q
+		t.Run(fmt.Sprintf("q=%d,trees=%d", q, c.trees), func(t *testing.T) {
 			f, _ := slimfly.Build(slimfly.Params{Q: q})
-			r, err := layers.Compute(f, layers.Options{Layers: 4, Seed: 1})
+			r, err := layers.Compute(f, layers.Options{Layers: 4, Seed: 1, Trees: c.trees})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,6 +151,18 @@ func TestSlimFlyBothSchemesVerified(t *testing.T) {
 				}
 				t.Logf("q=%d %s: needs %d VLs, uses %d VLs and %d SLs (%s); verifier: %d walks, %d channels, %d dependencies",
 					q, a.Scheme, a.Needed, a.VLs, a.SLs, a.Packing, rep.Walks, rep.Channels, rep.Dependencies)
+			}
+			// endpoints that share trees share their SLs
+			for _, a := range []*deadlock.Assignment{d, h} {
+				for k := 1; k < 4; k++ {
+					for e := 0; e < r.NumEndpoints(); e++ {
+						for s := 0; s < r.NumSwitches(); s++ {
+							if like := r.SharedWith(e); a.SL(k, s, e) != a.SL(k, s, like) {
+								t.Fatalf("%s layer %d: endpoint %d shares %d's trees but not its SL from switch %d", a.Scheme, k, e, like, s)
+							}
+						}
+					}
+				}
 			}
 			if h.VLs != 3 || h.SLs > 16 {
 				t.Errorf("hops: %d VLs %d SLs", h.VLs, h.SLs)

@@ -76,6 +76,7 @@ func AssignDFSSSP(r *layers.Routing, opts Options) (*Assignment, error) {
 	for i, rt := range routes {
 		*a.slot(int(rt.layer), int(rt.s), int(rt.d)) = vl[i]
 	}
+	copySharedSLs(a)
 	a.VLs, a.SLs = used, used
 	return a, nil
 }

@@ -42,17 +42,15 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	S := r.NumSwitches()
 	dests := r.Dests()
 	// visit calls f with every route's length and second and third switch
-	// (-1 where the route is shorter), or shared for a destination whose
-	// layer shares another's trees, and fails on a route of more than 3 hops
-	visit := func(f func(k, s, d, hops, v1, v2 int), shared func(k, d, like int)) (longest int, err error) {
+	// (-1 where the route is shorter) — the routes of enumerate — and fails on a route of more than 3 hops
+	visit := func(f func(k, s, d, hops, v1, v2 int)) (longest int, err error) {
 		for k := 0; k < r.NumLayers(); k++ {
 			for d := range dests {
 				if k > 0 && d >= r.NumEndpoints() {
 					break
 				}
-				if like := r.SharedWith(d); k > 0 && like != d {
-					shared(k, d, like) // the same routes as an endpoint visited before
-					continue
+				if k > 0 && r.SharedWith(d) != d {
+					continue // the same routes as an endpoint visited before
 				}
 				for s := 0; s < S; s++ {
 					if r.Hosts(s) == 0 || s == dests[d].Switch {
@@ -90,7 +88,7 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 			conflict[(v1*S+v2)/64] |= 1 << ((v1*S + v2) % 64)
 			conflict[(v2*S+v1)/64] |= 1 << ((v2*S + v1) % 64)
 		}
-	}, func(k, d, like int) {})
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +110,8 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	}
 	a := newAssignment(r, SchemeHops)
 	a.Colors = colors
-	visit(func(k, s, d, hops, v1, v2 int) { *a.slot(k, s, d) = uint8(colors[v1]) }, func(k, d, like int) {
-		for s := 0; s < S; s++ {
-			*a.slot(k, s, d) = *a.slot(k, s, like)
-		}
-	})
+	visit(func(k, s, d, hops, v1, v2 int) { *a.slot(k, s, d) = uint8(colors[v1]) })
+	copySharedSLs(a)
 	a.VLs, a.SLs, a.Needed = need, n, need
 	return a, nil
 }

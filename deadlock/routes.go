@@ -34,7 +34,10 @@ type route struct {
 
 // enumerate lists every route that crosses at least one inter-switch
 // channel: sources are switches with endpoints; destinations are all
-// endpoints on every layer and all switches on layer 0.
+// endpoints on every layer and all switches on layer 0. An endpoint that
+// shares another's trees in layers ≥ 1 (layers.Routing.SharedWith) has
+// the same routes there: they are listed once, for the endpoint it
+// shares with, and copySharedSLs gives it the same SLs.
 func enumerate(r *layers.Routing) []route {
 	var out []route
 	S := r.NumSwitches()
@@ -43,6 +46,9 @@ func enumerate(r *layers.Routing) []route {
 		for d := range dests {
 			if k > 0 && d >= r.NumEndpoints() {
 				break
+			}
+			if k > 0 && r.SharedWith(d) != d {
+				continue
 			}
 			for s := 0; s < S; s++ {
 				if r.Hosts(s) == 0 || s == dests[d].Switch {
@@ -53,4 +59,19 @@ func enumerate(r *layers.Routing) []route {
 		}
 	}
 	return out
+}
+
+// copySharedSLs gives the endpoints that share trees in layers ≥ 1 the
+// SLs of the endpoint they share with.
+func copySharedSLs(a *Assignment) {
+	r := a.r
+	for k := 1; k < r.NumLayers(); k++ {
+		for d := 0; d < r.NumEndpoints(); d++ {
+			if like := r.SharedWith(d); like != d {
+				for s := 0; s < r.NumSwitches(); s++ {
+					*a.slot(k, s, d) = *a.slot(k, s, like)
+				}
+			}
+		}
+	}
 }
