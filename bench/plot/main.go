@@ -96,11 +96,11 @@ func draw(series map[string]map[string]point) string {
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">OpenSM routing time (LMC 2) against fabric size</text>`+"\n", left)
 	for d := x0; d <= x1; d++ {
 		x := px(math.Pow(10, d))
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%g</text>`+"\n", x, top, x, H-bottom, x, H-bottom+16, math.Pow(10, d))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%.0f</text>`+"\n", x, top, x, H-bottom, x, H-bottom+16, math.Pow(10, d))
 	}
 	for d := y0; d <= y1; d++ {
 		y := py(math.Pow(10, d))
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n", left, y, W-right, y, left-6, y+4, math.Pow(10, d))
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%.0f</text>`+"\n", left, y, W-right, y, left-6, y+4, math.Pow(10, d))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">HCAs</text>`+"\n", (left+W-right)/2, H-12)
 	fmt.Fprintf(&b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">routing ms</text>`+"\n", (top+H-bottom)/2)
