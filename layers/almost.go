@@ -218,6 +218,10 @@ func (a *almost) route(k, d int, st *LayerStats) {
 			continue // pinned by an earlier source's path
 		}
 		a.lo, a.hi = a.r.Bounds.of(int(a.dist[s]))
+		if g.bipartite { // every path from s to t has the parity of their distance
+			a.lo += (a.lo - int(a.dist[s])) & 1
+			a.hi -= (a.hi - int(a.dist[s])) & 1
+		}
 		a.own = a.own[:0]
 		for j := 0; j < k; j++ {
 			a.buf, _ = a.r.PathChannels(j, s, d, a.buf)

@@ -29,6 +29,10 @@ type graph struct {
 	hosts []int              // endpoints per switch: the weight of its traffic
 	dests []Dest             // endpoints first, then switches
 	nEP   int
+	// bipartite: the switches split in two sides with every channel
+	// between them (a Clos: leaves and cores against spines), so all paths
+	// between two switches have lengths of one parity
+	bipartite bool
 	// unattached lists cabled HCA ports that reach no switch (their cable
 	// is avoided).
 	unattached []fabric.PortRef
@@ -107,6 +111,7 @@ func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
 	if err := g.connected(); err != nil {
 		return nil, err
 	}
+	g.bipartite = g.twoColourable()
 	return g, nil
 }
 
@@ -169,6 +174,20 @@ func (g *graph) connected() error {
 		e.Groups = append(e.Groups, names)
 	}
 	return e
+}
+
+// twoColourable reports whether the (connected) switch graph is bipartite.
+func (g *graph) twoColourable() bool {
+	dist := make([]int32, len(g.adj))
+	g.bfs(0, dist, nil)
+	for s := range g.adj {
+		for _, y := range g.peer[g.chOff[s]:g.chOff[s+1]] {
+			if dist[y]%2 == dist[s]%2 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // bfs fills dist with hop distances to t over usable channels (reverse

@@ -394,3 +394,30 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestBipartiteFabricsKeepParity: Clos fabrics are bipartite, so every
+// path between two switches has the parity of their distance and the
+// search may skip the other lengths; Slim Fly is not.
+func TestBipartiteFabricsKeepParity(t *testing.T) {
+	two, _ := clos.Build(clos.Params{Radix: 8})
+	three, _ := clos.Build(clos.Params{Levels: 3, Radix: 8})
+	sf, _ := slimfly.Build(slimfly.Params{Q: 5})
+	for _, c := range []struct {
+		name string
+		f    *fabric.Fabric
+		want bool
+	}{{"clos2", two, true}, {"clos3", three, true}, {"slimfly5", sf, false}} {
+		g, err := newGraph(c.f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.bipartite != c.want {
+			t.Errorf("%s: bipartite %v, want %v", c.name, g.bipartite, c.want)
+		}
+		r, err := Compute(c.f, Options{Layers: 4, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRouting(t, c.f, r)
+	}
+}
