@@ -4,7 +4,8 @@
 //	go run ./bench/plot -o docs/compare-time.svg bench/results/compare.json bench/results/compare-q11.json
 //
 // Rows without the switches/HCAs columns (older results) are skipped; when
-// several files give the same engine and fabric, the last one counts.
+// several files give the same engine and fabric, the last one counts. Slim
+// Fly and Clos fabrics (labels starting "clos") get separate lines.
 package main
 
 import (
@@ -21,7 +22,10 @@ import (
 	"slimroute/internal/atomicfile"
 )
 
-type point struct{ hcas, ms float64 }
+type point struct {
+	hcas, ms float64
+	clos     bool // a Clos fabric: drawn on the engine's dashed line
+}
 
 func main() {
 	out := flag.String("o", "compare-time.svg", "SVG file to write")
@@ -51,7 +55,7 @@ func main() {
 			if series[r["engine"]] == nil {
 				series[r["engine"]] = map[string]point{}
 			}
-			series[r["engine"]][r["q"]] = point{h, math.Max(ms, 1)}
+			series[r["engine"]][r["q"]] = point{h, math.Max(ms, 1), strings.HasPrefix(r["q"], "clos")}
 		}
 	}
 	if len(series) == 0 {
@@ -102,25 +106,39 @@ func draw(series map[string]map[string]point) string {
 		y := py(math.Pow(10, d))
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%.0f</text>`+"\n", left, y, W-right, y, left-6, y+4, math.Pow(10, d))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">HCAs</text>`+"\n", (left+W-right)/2, H-12)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">HCAs (circles, solid: Slim Fly; squares, dashed: Clos)</text>`+"\n", (left+W-right)/2, H-12)
 	fmt.Fprintf(&b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">routing ms</text>`+"\n", (top+H-bottom)/2)
 	for i, e := range engines {
 		c := colors[i%len(colors)]
-		pts := make([]point, 0, len(series[e]))
-		for _, p := range series[e] {
-			pts = append(pts, p)
-		}
-		sort.Slice(pts, func(i, j int) bool { return pts[i].hcas < pts[j].hcas })
-		var path []string
-		for _, p := range pts {
-			path = append(path, fmt.Sprintf("%.1f,%.1f", px(p.hcas), py(p.ms)))
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", px(p.hcas), py(p.ms), c)
-		}
-		dash := ""
+		width := ""
 		if strings.HasPrefix(e, "slimroute") {
-			dash = ` stroke-width="2.5"`
+			width = ` stroke-width="2.5"`
 		}
-		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s"%s/>`+"\n", strings.Join(path, " "), c, dash)
+		for _, clos := range []bool{false, true} {
+			var pts []point
+			for _, p := range series[e] {
+				if p.clos == clos {
+					pts = append(pts, p)
+				}
+			}
+			sort.Slice(pts, func(i, j int) bool { return pts[i].hcas < pts[j].hcas })
+			var path []string
+			for _, p := range pts {
+				path = append(path, fmt.Sprintf("%.1f,%.1f", px(p.hcas), py(p.ms)))
+				shape := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, px(p.hcas), py(p.ms), c)
+				if clos {
+					shape = fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="6" height="6" fill="%s"/>`, px(p.hcas)-3, py(p.ms)-3, c)
+				}
+				b.WriteString(shape + "\n")
+			}
+			dash := ""
+			if clos {
+				dash = ` stroke-dasharray="5 4"`
+			}
+			if len(path) > 1 {
+				fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s"%s%s/>`+"\n", strings.Join(path, " "), c, width, dash)
+			}
+		}
 		ly := top + 10 + 18*i
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2.5"/><text x="%d" y="%d">%s</text>`+"\n", W-right+12, ly, W-right+32, ly, c, W-right+38, ly+4, e)
 	}
