@@ -1,61 +1,131 @@
 package layers
 
+import (
+	"runtime"
+	"slices"
+	"sync"
+)
+
 // routeMinimal fills layer 0: for each destination in order, every switch
 // takes a minimal path, choosing among its minimal next hops the one whose
 // path carries the least load so far (a Dijkstra on (hops, load) done as a
 // BFS, since hops dominate). Then every channel of the resulting in-tree is
 // charged with the number of source endpoints routed over it. Switch
 // destinations are routed the same way but add no load: they carry only
-// management traffic.
+// management traffic. Destinations go in fixed batches, as in the layers
+// above (see batch): each sees the loads of the batch start plus its own.
 func routeMinimal(g *graph, next []uint8, load []int64) LayerStats {
-	S := len(g.adj)
-	dist := make([]int32, S)
-	order := make([]int32, 0, S)
-	cost := make([]int64, S)
-	sub := make([]int64, S)
+	var ws [batch]*minimal
+	for w := range ws {
+		ws[w] = newMinimal(g, next, slices.Clone(load))
+	}
+	parallel := runtime.GOMAXPROCS(0) > 1
+	for i := 0; i < len(g.dests); i += batch {
+		n := min(batch, len(g.dests)-i)
+		if parallel && n > 1 {
+			var wg sync.WaitGroup
+			for w := 0; w < n; w++ {
+				wg.Add(1)
+				go func() { defer wg.Done(); ws[w].route(i + w) }()
+			}
+			wg.Wait()
+		} else {
+			for w := 0; w < n; w++ {
+				ws[w].route(i + w)
+			}
+		}
+		for w := 0; w < n; w++ {
+			for _, inc := range ws[w].log {
+				for o := range ws {
+					if o != w {
+						ws[o].load[inc.ch] += inc.v
+					}
+				}
+			}
+			ws[w].log = ws[w].log[:0]
+		}
+	}
+	copy(load, ws[0].load)
 	st := LayerStats{Layer: 0}
-	for d, dest := range g.dests {
-		t := dest.Switch
-		tab := next[d*S : (d+1)*S]
-		if d == 0 || g.dests[d-1].Switch != t { // a switch's endpoints are adjacent
-			order = g.bfs(t, dist, order)
+	for _, w := range ws {
+		st.Pairs += w.st.Pairs
+		st.InBounds += w.st.InBounds
+		for len(st.Lengths) < len(w.st.Lengths) {
+			st.Lengths = append(st.Lengths, 0)
 		}
-		tab[t] = hopLocal
-		cost[t] = 0
-		for _, v := range order[1:] {
-			best, bestCost := -1, int64(0)
-			off := g.chOff[v]
-			for i, y := range g.peer[off:g.chOff[v+1]] {
-				if dist[y] != dist[v]-1 {
-					continue
-				}
-				if k := cost[y] + load[off+i]; best < 0 || k < bestCost {
-					best, bestCost = i, k
-				}
-			}
-			tab[v] = uint8(best)
-			cost[v] = bestCost
-		}
-		if d >= g.nEP {
-			continue
-		}
-		for _, v := range order {
-			sub[v] = int64(g.hosts[v])
-		}
-		for i := len(order) - 1; i > 0; i-- {
-			v := order[i]
-			c := g.adj[v][tab[v]]
-			load[g.chOff[v]+int(tab[v])] += sub[v]
-			sub[c.Peer] += sub[v]
-			if g.hosts[v] > 0 {
-				st.Pairs++
-				st.InBounds++
-				for len(st.Lengths) <= int(dist[v]) {
-					st.Lengths = append(st.Lengths, 0)
-				}
-				st.Lengths[dist[v]]++
-			}
+		for h, c := range w.st.Lengths {
+			st.Lengths[h] += c
 		}
 	}
 	return st
+}
+
+// minimal is one worker of routeMinimal, with its own copy of the loads.
+type minimal struct {
+	g     *graph
+	next  []uint8
+	load  []int64
+	log   []loadInc
+	st    LayerStats
+	t     int // the destination switch dist and order are for, -1 for none
+	dist  []int32
+	order []int32
+	cost  []int64
+	sub   []int64
+}
+
+func newMinimal(g *graph, next []uint8, load []int64) *minimal {
+	S := len(g.adj)
+	return &minimal{g: g, next: next, load: load, t: -1,
+		dist: make([]int32, S), order: make([]int32, 0, S), cost: make([]int64, S), sub: make([]int64, S)}
+}
+
+// route routes destination d.
+func (m *minimal) route(d int) {
+	g := m.g
+	S := len(g.adj)
+	t := g.dests[d].Switch
+	tab := m.next[d*S : (d+1)*S]
+	if m.t != t {
+		m.order = g.bfs(t, m.dist, m.order)
+		m.t = t
+	}
+	dist, cost, load := m.dist, m.cost, m.load
+	tab[t] = hopLocal
+	cost[t] = 0
+	for _, v := range m.order[1:] {
+		best, bestCost := -1, int64(0)
+		off := g.chOff[v]
+		for i, y := range g.peer[off:g.chOff[v+1]] {
+			if dist[y] != dist[v]-1 {
+				continue
+			}
+			if k := cost[y] + load[off+i]; best < 0 || k < bestCost {
+				best, bestCost = i, k
+			}
+		}
+		tab[v] = uint8(best)
+		cost[v] = bestCost
+	}
+	if d >= g.nEP {
+		return
+	}
+	for _, v := range m.order {
+		m.sub[v] = int64(g.hosts[v])
+	}
+	for i := len(m.order) - 1; i > 0; i-- {
+		v := m.order[i]
+		ch := g.chOff[v] + int(tab[v])
+		load[ch] += m.sub[v]
+		m.log = append(m.log, loadInc{int32(ch), m.sub[v]})
+		m.sub[g.peer[ch]] += m.sub[v]
+		if g.hosts[v] > 0 {
+			m.st.Pairs++
+			m.st.InBounds++
+			for len(m.st.Lengths) <= int(dist[v]) {
+				m.st.Lengths = append(m.st.Lengths, 0)
+			}
+			m.st.Lengths[dist[v]]++
+		}
+	}
 }

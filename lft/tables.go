@@ -2,6 +2,8 @@ package lft
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"slimroute/deadlock"
 	"slimroute/fabric"
@@ -85,22 +87,32 @@ func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs) (*Tables, erro
 		t.destSwitch[d] = int32(dest.Switch)
 	}
 	t.lft = make([][]uint8, S)
-	for s := 0; s < S; s++ {
-		tab := make([]uint8, int(lids.Top)+1)
-		for i := range tab {
-			tab[i] = Drop
-		}
-		for i, p := range lids.Ports {
-			d := int(t.dest[i])
-			if d < 0 {
-				continue
+	// switches are independent: fill them on every core
+	workers := min(runtime.GOMAXPROCS(0), S)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := w; s < S; s += workers {
+				tab := make([]uint8, int(lids.Top)+1)
+				for i := range tab {
+					tab[i] = Drop
+				}
+				for i, p := range lids.Ports {
+					d := int(t.dest[i])
+					if d < 0 {
+						continue
+					}
+					for off := 0; off < 1<<p.LMC; off++ {
+						tab[int(p.Base)+off] = uint8(r.NextPort(off%L, s, d))
+					}
+				}
+				t.lft[s] = tab
 			}
-			for off := 0; off < 1<<p.LMC; off++ {
-				tab[int(p.Base)+off] = uint8(r.NextPort(off%L, s, d))
-			}
-		}
-		t.lft[s] = tab
+		}()
 	}
+	wg.Wait()
 	return t, nil
 }
 
