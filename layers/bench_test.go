@@ -2,30 +2,12 @@ package layers
 
 import (
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 
+	"slimroute/internal/procstat"
 	"slimroute/slimfly"
 )
-
-// peakRSSMB reads the process's peak resident set size (VmHWM).
-func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			f := strings.Fields(line)
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
 
 // BenchmarkCompute routes Slim Fly q = 5 … 19 in 4 layers. Besides time it
 // reports the heap allocated per run and the process's peak RSS so far
@@ -51,7 +33,7 @@ func BenchmarkCompute(b *testing.B) {
 			b.ReportMetric(float64(r.Trees), "trees/switch")
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/(1<<20), "MB-alloc/op")
-			b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+			b.ReportMetric(procstat.PeakRSSMB(), "peak-RSS-MB")
 		})
 	}
 }

@@ -2,14 +2,12 @@ package pipeline
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"slimroute/clos"
 	"slimroute/fabric"
+	"slimroute/internal/procstat"
 	"slimroute/slimfly"
 )
 
@@ -69,21 +67,5 @@ func benchRun(b *testing.B, f *fabric.Fabric, c Config) {
 	for name, d := range stages {
 		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), name+"-ms")
 	}
-	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
-}
-
-// peakRSSMB reads the process's peak resident set size (VmHWM).
-func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			f := strings.Fields(line)
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
+	b.ReportMetric(procstat.PeakRSSMB(), "peak-RSS-MB")
 }
