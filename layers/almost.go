@@ -3,25 +3,18 @@ package layers
 import (
 	"container/heap"
 	"math/rand/v2"
-	"runtime"
-	"slices"
 	"sort"
-	"sync"
 )
 
 // almost builds the almost-minimal layers 1..L−1.
 type almost struct {
+	loads // this worker's copy
 	g     *graph
 	r     *Routing
-	load  []int64
 	seed  uint64
 	level []uint8 // [d*S + s]: layers that gave s a new in-bounds path to d
 	pcg   *rand.PCG
 	rng   *rand.Rand
-	// with logLoad, every load increment is also logged for the other
-	// workers of a batch
-	logLoad bool
-	log     []loadInc
 
 	// per destination switch: each switch's channels whose peer is at
 	// distance ≤ 1 from it, and = 0 (it), in port order
@@ -36,7 +29,6 @@ type almost struct {
 	group   []int // those endpoints, d first
 	fresh   []bool
 	penalty int64 // load-equivalent cost of one collateral switch
-	total   int64 // load added so far, over all channels
 	tab     []uint8
 	dist    []int32
 	order   []int32
@@ -78,13 +70,9 @@ type candidate struct {
 
 func newAlmost(g *graph, r *Routing, load []int64, seed uint64, level []uint8) *almost {
 	S := len(g.adj)
-	var total int64
-	for _, v := range load {
-		total += v
-	}
 	pcg := rand.NewPCG(seed, 0)
-	return &almost{total: total, nearT: -1,
-		g: g, r: r, load: load, seed: seed,
+	return &almost{loads: newLoads(load), nearT: -1,
+		g: g, r: r, seed: seed,
 		pcg: pcg, rng: rand.New(pcg),
 		level: level,
 		dist:  make([]int32, S), order: make([]int32, 0, S),
@@ -95,23 +83,15 @@ func newAlmost(g *graph, r *Routing, load []int64, seed uint64, level []uint8) *
 	}
 }
 
-// batch is how many destination groups of a layer are routed at once,
-// each against the channel loads as they were when the batch began plus
-// its own. It is fixed, not the number of cores, so the routing does not
-// depend on the machine; with two cores the two groups of a batch are
-// routed in parallel.
-const batch = 2
-
-// layers builds layers 1..L−1: in each, the destination groups in batches.
-// Worker w of a batch keeps its own copy of the loads; after the batch
-// every worker adds the others' increments, in worker order, so all copies
-// agree again.
+// buildAlmost builds layers 1..L−1: in each, the destination groups in
+// batches (see inBatches), one worker per member of a batch.
 func buildAlmost(g *graph, r *Routing, load []int64, seed uint64) {
 	var ws [batch]*almost
+	var ls [batch]*loads
 	level := make([]uint8, g.nEP*len(g.adj)) // shared: groups are disjoint
 	for w := range ws {
-		ws[w] = newAlmost(g, r, slices.Clone(load), seed, level)
-		ws[w].logLoad = true
+		ws[w] = newAlmost(g, r, load, seed, level)
+		ls[w] = &ws[w].loads
 	}
 	var reps []int
 	for d := 0; d < g.nEP; d++ {
@@ -119,46 +99,12 @@ func buildAlmost(g *graph, r *Routing, load []int64, seed uint64) {
 			reps = append(reps, d)
 		}
 	}
-	parallel := runtime.GOMAXPROCS(0) > 1
 	for k := 1; k < r.layers; k++ {
 		var stats [batch]LayerStats
-		for i := 0; i < len(reps); i += batch {
-			n := min(batch, len(reps)-i)
-			if parallel && n > 1 {
-				var wg sync.WaitGroup
-				for w := 0; w < n; w++ {
-					wg.Add(1)
-					go func() { defer wg.Done(); ws[w].route(k, reps[i+w], &stats[w]) }()
-				}
-				wg.Wait()
-			} else {
-				for w := 0; w < n; w++ {
-					ws[w].route(k, reps[i+w], &stats[w])
-				}
-			}
-			for w := 0; w < n; w++ {
-				for _, inc := range ws[w].log {
-					for o := range ws {
-						if o != w {
-							ws[o].load[inc.ch] += inc.v
-							ws[o].total += inc.v
-						}
-					}
-				}
-				ws[w].log = ws[w].log[:0]
-			}
-		}
+		inBatches(len(reps), ls, func(w, i int) { ws[w].route(k, reps[i], &stats[w]) })
 		st := LayerStats{Layer: k}
 		for _, x := range stats {
-			st.Pairs += x.Pairs
-			st.InBounds += x.InBounds
-			st.Fallback += x.Fallback
-			for len(st.Lengths) < len(x.Lengths) {
-				st.Lengths = append(st.Lengths, 0)
-			}
-			for h, c := range x.Lengths {
-				st.Lengths[h] += c
-			}
+			st.merge(x)
 		}
 		r.Stats = append(r.Stats, st)
 	}
@@ -523,7 +469,7 @@ func (a *almost) pin() {
 			a.hops[v] = int32(b.length - i)
 			acc += int64(a.g.hosts[v]) * a.weight
 		}
-		a.addLoad(ch, acc)
+		a.add(ch, acc)
 	}
 }
 
@@ -611,7 +557,7 @@ func (a *almost) fill() {
 	sort.SliceStable(fb, func(i, j int) bool { return a.fh[fb[i]] > a.fh[fb[j]] })
 	for _, v := range fb {
 		ch := g.chOff[v] + int(a.tab[v])
-		a.addLoad(ch, a.sub[v])
+		a.add(ch, a.sub[v])
 		p := g.adj[v][a.tab[v]].Peer
 		if a.fallback[p] {
 			a.sub[p] += a.sub[v]
@@ -619,7 +565,7 @@ func (a *almost) fill() {
 		}
 		for z := p; z != a.t; {
 			e := a.tab[z]
-			a.addLoad(g.chOff[z]+int(e), a.sub[v])
+			a.add(g.chOff[z]+int(e), a.sub[v])
 			z = g.adj[z][e].Peer
 		}
 	}
@@ -712,16 +658,3 @@ func (h *fallbackHeap) Pop() any {
 // Chosen on q=5 and q=7 among 0.5, 1, 2, 4, 8 and lexicographic: 1 gave
 // the lowest permutation load with ≥3 disjoint paths for 93% of q=7 pairs.
 const collateralWeight = 1.0
-
-func (a *almost) addLoad(ch int, v int64) {
-	a.load[ch] += v
-	a.total += v
-	if a.logLoad {
-		a.log = append(a.log, loadInc{int32(ch), v})
-	}
-}
-
-type loadInc struct {
-	ch int32
-	v  int64
-}

@@ -1,11 +1,5 @@
 package layers
 
-import (
-	"runtime"
-	"slices"
-	"sync"
-)
-
 // routeMinimal fills layer 0: for each destination in order, every switch
 // takes a minimal path, choosing among its minimal next hops the one whose
 // path carries the least load so far (a Dijkstra on (hops, load) done as a
@@ -16,56 +10,25 @@ import (
 // above (see batch): each sees the loads of the batch start plus its own.
 func routeMinimal(g *graph, next []uint8, load []int64) LayerStats {
 	var ws [batch]*minimal
+	var ls [batch]*loads
 	for w := range ws {
-		ws[w] = newMinimal(g, next, slices.Clone(load))
+		ws[w] = newMinimal(g, next, load)
+		ls[w] = &ws[w].loads
 	}
-	parallel := runtime.GOMAXPROCS(0) > 1
-	for i := 0; i < len(g.dests); i += batch {
-		n := min(batch, len(g.dests)-i)
-		if parallel && n > 1 {
-			var wg sync.WaitGroup
-			for w := 0; w < n; w++ {
-				wg.Add(1)
-				go func() { defer wg.Done(); ws[w].route(i + w) }()
-			}
-			wg.Wait()
-		} else {
-			for w := 0; w < n; w++ {
-				ws[w].route(i + w)
-			}
-		}
-		for w := 0; w < n; w++ {
-			for _, inc := range ws[w].log {
-				for o := range ws {
-					if o != w {
-						ws[o].load[inc.ch] += inc.v
-					}
-				}
-			}
-			ws[w].log = ws[w].log[:0]
-		}
-	}
+	inBatches(len(g.dests), ls, func(w, d int) { ws[w].route(d) })
 	copy(load, ws[0].load)
 	st := LayerStats{Layer: 0}
 	for _, w := range ws {
-		st.Pairs += w.st.Pairs
-		st.InBounds += w.st.InBounds
-		for len(st.Lengths) < len(w.st.Lengths) {
-			st.Lengths = append(st.Lengths, 0)
-		}
-		for h, c := range w.st.Lengths {
-			st.Lengths[h] += c
-		}
+		st.merge(w.st)
 	}
 	return st
 }
 
-// minimal is one worker of routeMinimal, with its own copy of the loads.
+// minimal is one worker of routeMinimal.
 type minimal struct {
+	loads // this worker's copy
 	g     *graph
 	next  []uint8
-	load  []int64
-	log   []loadInc
 	st    LayerStats
 	t     int // the destination switch dist and order are for, -1 for none
 	dist  []int32
@@ -76,7 +39,7 @@ type minimal struct {
 
 func newMinimal(g *graph, next []uint8, load []int64) *minimal {
 	S := len(g.adj)
-	return &minimal{g: g, next: next, load: load, t: -1,
+	return &minimal{loads: newLoads(load), g: g, next: next, t: -1,
 		dist: make([]int32, S), order: make([]int32, 0, S), cost: make([]int64, S), sub: make([]int64, S)}
 }
 
@@ -116,8 +79,7 @@ func (m *minimal) route(d int) {
 	for i := len(m.order) - 1; i > 0; i-- {
 		v := m.order[i]
 		ch := g.chOff[v] + int(tab[v])
-		load[ch] += m.sub[v]
-		m.log = append(m.log, loadInc{int32(ch), m.sub[v]})
+		m.add(ch, m.sub[v])
 		m.sub[g.peer[ch]] += m.sub[v]
 		if g.hosts[v] > 0 {
 			m.st.Pairs++
