@@ -40,46 +40,35 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 		return nil, err
 	}
 	S := r.NumSwitches()
-	dests := r.Dests()
 	// visit calls f with every route's length and second and third switch
-	// (-1 where the route is shorter) — the routes of enumerate — and fails on a route of more than 3 hops
+	// (-1 where the route is shorter) and fails on a route of more than 3
+	// hops
 	visit := func(f func(k, s, d, hops, v1, v2 int)) (longest int, err error) {
-		for k := 0; k < r.NumLayers(); k++ {
-			for d := range dests {
-				if k > 0 && d >= r.NumEndpoints() {
+		err = eachRoute(r, func(rt route) error {
+			k, s, d := int(rt.layer), int(rt.s), int(rt.d)
+			v := [4]int{s, -1, -1, -1}
+			hops := 0
+			for x := s; ; hops++ {
+				y := r.NextSwitch(k, x, d)
+				if y < 0 {
 					break
 				}
-				if k > 0 && r.SharedWith(d) != d {
-					continue // the same routes as an endpoint visited before
-				}
-				for s := 0; s < S; s++ {
-					if r.Hosts(s) == 0 || s == dests[d].Switch {
-						continue
+				if hops == 3 {
+					path, err := r.Path(k, s, d)
+					if err != nil {
+						return err
 					}
-					v := [4]int{s, -1, -1, -1}
-					hops := 0
-					for x := s; ; hops++ {
-						y := r.NextSwitch(k, x, d)
-						if y < 0 {
-							break
-						}
-						if hops == 3 {
-							path, err := r.Path(k, s, d)
-							if err != nil {
-								return 0, err
-							}
-							return 0, fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; use --deadlock dfsssp or bound the path length (--max-len 3)",
-								k, r.Fabric.Node(r.SwitchID(s)).Name, r.DestName(d), len(path)-1)
-						}
-						v[hops+1] = y
-						x = y
-					}
-					longest = max(longest, hops)
-					f(k, s, d, hops, v[1], v[2])
+					return fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; use --deadlock dfsssp or bound the path length (--max-len 3)",
+						k, r.Fabric.Node(r.SwitchID(s)).Name, r.DestName(d), len(path)-1)
 				}
+				v[hops+1] = y
+				x = y
 			}
-		}
-		return longest, nil
+			longest = max(longest, hops)
+			f(k, s, d, hops, v[1], v[2])
+			return nil
+		})
+		return longest, err
 	}
 	// only a route with a hop 2 needs its second and third switch told apart
 	conflict := make([]uint64, (S*S+63)/64)

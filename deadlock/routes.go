@@ -32,14 +32,14 @@ type route struct {
 	layer int16
 }
 
-// enumerate lists every route that crosses at least one inter-switch
-// channel: sources are switches with endpoints; destinations are all
+// eachRoute calls f with every route that crosses at least one
+// inter-switch channel, layer by layer, destination by destination, until
+// f fails: sources are switches with endpoints; destinations are all
 // endpoints on every layer and all switches on layer 0. An endpoint that
-// shares another's trees in layers ≥ 1 (layers.Routing.SharedWith) has
-// the same routes there: they are listed once, for the endpoint it
-// shares with, and copySharedSLs gives it the same SLs.
-func enumerate(r *layers.Routing) []route {
-	var out []route
+// shares another's trees in layers ≥ 1 (layers.Routing.SharedWith) has the
+// same routes there: they come once, for the endpoint it shares with, and
+// copySharedSLs gives it the same SLs.
+func eachRoute(r *layers.Routing, f func(rt route) error) error {
 	S := r.NumSwitches()
 	dests := r.Dests()
 	for k := 0; k < r.NumLayers(); k++ {
@@ -54,10 +54,19 @@ func enumerate(r *layers.Routing) []route {
 				if r.Hosts(s) == 0 || s == dests[d].Switch {
 					continue
 				}
-				out = append(out, route{int32(s), int32(d), int16(k)})
+				if err := f(route{int32(s), int32(d), int16(k)}); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	return nil
+}
+
+// enumerate lists the routes of eachRoute.
+func enumerate(r *layers.Routing) []route {
+	var out []route
+	eachRoute(r, func(rt route) error { out = append(out, rt); return nil })
 	return out
 }
 
