@@ -144,6 +144,11 @@ func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
 	if s < 0 || int(dlid) >= len(t.lidDest) {
 		return 0
 	}
+	return t.slFrom(s, dlid)
+}
+
+// slFrom is the SL from the HCA ports of switch index s to dlid (≤ Top).
+func (t *Tables) slFrom(s int, dlid LID) uint8 {
 	d := t.lidDest[dlid]
 	if d < 0 || int(t.destSwitch[d]) == s {
 		return 0
@@ -154,12 +159,8 @@ func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
 // appendPathSLs appends, as hex digits, the SL from the HCA ports of
 // switch index s to every LID 1..Top: PathSL for each, in one pass.
 func (t *Tables) appendPathSLs(buf []byte, s int) []byte {
-	for lid := 1; lid <= int(t.LIDs.Top); lid++ {
-		sl := uint8(0)
-		if d := t.lidDest[lid]; d >= 0 && int(t.destSwitch[d]) != s {
-			sl = t.a.SL(int(t.lidLayer[lid]), s, int(d))
-		}
-		buf = append(buf, "0123456789abcdef"[sl&15])
+	for lid := LID(1); lid <= t.LIDs.Top; lid++ {
+		buf = append(buf, hexDigit(int(t.slFrom(s, lid))))
 	}
 	return buf
 }
