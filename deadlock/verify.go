@@ -92,24 +92,23 @@ func Verify(p Program) (*Report, error) {
 	// dense port tables: per node, ports 0..n; channel ids of switch ports
 	pOff := make([]int, N+1)
 	chOff := make([]int, N+1)
-	isSwitch := make([]bool, N)
+	var switches []fabric.NodeID
+	swIndex := make([]int32, N) // node -> index in switches, -1 for an HCA
+	maxPorts := 0               // of a switch
 	for i := 0; i < N; i++ {
 		n := f.Node(fabric.NodeID(i))
 		pOff[i+1] = pOff[i] + n.Ports + 1
 		w := 0
+		swIndex[i] = -1
 		if n.Kind == fabric.Switch {
 			w = n.Ports + 1
-			isSwitch[i] = true
+			swIndex[i] = int32(len(switches))
+			switches = append(switches, fabric.NodeID(i))
+			maxPorts = max(maxPorts, n.Ports)
 		}
 		chOff[i+1] = chOff[i] + w
 	}
 	C := chOff[N]
-	maxPorts := 0
-	for i := 0; i < N; i++ {
-		if isSwitch[i] {
-			maxPorts = max(maxPorts, chOff[i+1]-chOff[i]-1)
-		}
-	}
 	peer := make([]fabric.PortRef, pOff[N])
 	for i := range peer {
 		peer[i].Node = -1
@@ -133,16 +132,7 @@ func Verify(p Program) (*Report, error) {
 			nlids++
 		}
 	}
-	var switches []fabric.NodeID
-	swIndex := make([]int32, N)
-	for i := 0; i < N; i++ {
-		swIndex[i] = -1
-		if isSwitch[i] {
-			swIndex[i] = int32(len(switches))
-			switches = append(switches, fabric.NodeID(i))
-		}
-	}
-	groups, problems := groupSources(p, peer, pOff, isSwitch)
+	groups, problems := groupSources(p, peer, pOff, swIndex)
 	rep := &Report{DLIDs: nlids}
 	for _, g := range groups {
 		rep.Sources += len(g.members)
@@ -251,7 +241,7 @@ func Verify(p Program) (*Report, error) {
 								break // delivered to the HCA port
 							}
 							n := f.Node(at.Node)
-							if !isSwitch[at.Node] {
+							if swIndex[at.Node] < 0 {
 								problem("LID 0x%04x from %s is delivered to %s, which does not own it", dlid, f.PortString(src.Port), f.PortString(at))
 								break
 							}
@@ -275,7 +265,7 @@ func Verify(p Program) (*Report, error) {
 								break
 							}
 							next := peer[pOff[at.Node]+out]
-							if !isSwitch[next.Node] {
+							if swIndex[next.Node] < 0 {
 								at = next // ejection: no inter-switch channel
 								continue
 							}
@@ -370,7 +360,7 @@ type sourceGroup struct {
 // (every port its own key without one), same entry switch, and entry ports
 // with identical SL2VL rows on that switch. Groups come in order of their
 // first member.
-func groupSources(p Program, peer []fabric.PortRef, pOff []int, isSwitch []bool) ([]sourceGroup, []string) {
+func groupSources(p Program, peer []fabric.PortRef, pOff []int, swIndex []int32) ([]sourceGroup, []string) {
 	f := p.Fabric
 	var groups []sourceGroup
 	var problems []string
@@ -412,7 +402,7 @@ func groupSources(p Program, peer []fabric.PortRef, pOff []int, isSwitch []bool)
 			key = p.SLKey(pl.Port)
 		}
 		class := -1
-		if p.SLKey != nil && isSwitch[at.Node] {
+		if p.SLKey != nil && swIndex[at.Node] >= 0 {
 			r, ok := rows[at]
 			if !ok {
 				r = row(at.Node, at.Port)
