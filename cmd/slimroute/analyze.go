@@ -32,7 +32,7 @@ Examples:
 			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1 (default: 2 on diameter-2 fabrics, else minimal)"},
 			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1 (default: 3 on diameter-2 fabrics, else minimal+1)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the routing's tie-breaking and of the permutation sampling"},
-			&cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint; 0: by fabric size (one per endpoint while endpoints × switches ≤ 2^19)"},
+			treesFlag(),
 			&cli.IntFlag{Name: "permutations", Value: 100, Usage: "random permutations to sample"},
 			&cli.StringFlag{Name: "lfts", Usage: "analyze OpenSM's LFT dump `FILE` (opensm-lfts.dump) instead of routing"},
 			&cli.IntFlag{Name: "lft-layers", Usage: "with --lfts: layers = 2^LMC (default: from the LIDs per port)"},
@@ -60,7 +60,7 @@ Examples:
 				}
 				engine = "tables from " + path
 			} else {
-				r, err := layers.Compute(f, layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees")})
+				r, err := layers.Compute(f, layerOptions(c))
 				if err != nil {
 					return err
 				}

@@ -27,14 +27,14 @@ Example:
 			&cli.IntFlag{Name: "min-len"},
 			&cli.IntFlag{Name: "max-len"},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
-			&cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint; 0: by fabric size (one per endpoint while endpoints × switches ≤ 2^19)"},
+			treesFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			f, err := loadFabric(c)
 			if err != nil {
 				return err
 			}
-			r, err := layers.Compute(f, layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees")})
+			r, err := layers.Compute(f, layerOptions(c))
 			if err != nil {
 				return err
 			}
@@ -96,4 +96,15 @@ func switchOf(f *fabric.Fabric, r *layers.Routing, name string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("--from %q is not cabled to a switch", name)
+}
+
+// treesFlag is --trees of the commands that route.
+func treesFlag() cli.Flag {
+	return &cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint; 0: by fabric size (one per endpoint while endpoints × switches ≤ 2^19)"}
+}
+
+// layerOptions reads the routing flags (layers, min-len, max-len, seed,
+// trees) of a command that routes.
+func layerOptions(c *cli.Context) layers.Options {
+	return layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees")}
 }

@@ -70,7 +70,7 @@ Examples:
 			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1"},
 			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "tie-breaking seed"},
-			&cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint; 0: by fabric size (one per endpoint while endpoints × switches ≤ 2^19)"},
+			treesFlag(),
 			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, auto (hops where it applies, else dfsssp), or none (only if the verifier finds no cycle)"},
 			&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer"},
 			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
