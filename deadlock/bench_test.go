@@ -23,7 +23,7 @@ func BenchmarkAssign(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if r, err = layers.Compute(f, layers.Options{Layers: 4, Seed: 1}); err != nil {
+					if r, err = layers.Compute(f, layers.Options{Layers: 4, Seed: 1, Workers: runtime.GOMAXPROCS(0)}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -41,11 +41,11 @@ func verify(t *testing.T, r *layers.Routing, a *deadlock.Assignment) *deadlock.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := lft.Build(r, a, lids)
+	tab, err := lft.Build(r, a, lids, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := deadlock.Verify(tab.Program())
+	rep, err := deadlock.Verify(tab.Program(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,13 +97,13 @@ func TestVerifierCatchesABrokenAssignment(t *testing.T) {
 		t.Fatal(err)
 	}
 	lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-	tab, _ := lft.Build(r, a, lids)
+	tab, _ := lft.Build(r, a, lids, 2)
 	p := tab.Program()
-	if rep, err := deadlock.Verify(p); err != nil || !rep.Acyclic() {
+	if rep, err := deadlock.Verify(p, 2); err != nil || !rep.Acyclic() {
 		t.Fatalf("the real assignment: %v %s", err, rep.CycleString())
 	}
 	p.SL = func(fabric.PortRef, uint16, uint16) uint8 { return 0 } // break it
-	rep, err := deadlock.Verify(p)
+	rep, err := deadlock.Verify(p, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestVerifierCatchesABrokenAssignment(t *testing.T) {
 		}
 		return tab.Port(s, lft.LID(lid))
 	}
-	if _, err := deadlock.Verify(p); err == nil || !strings.Contains(err.Error(), f.Node(sw).Name+" has no route to LID") {
+	if _, err := deadlock.Verify(p, 2); err == nil || !strings.Contains(err.Error(), f.Node(sw).Name+" has no route to LID") {
 		t.Errorf("hole in an LFT: %v", err)
 	}
 }
@@ -219,17 +219,17 @@ func TestGroupedVerifyEqualsPerSource(t *testing.T) {
 			t.Fatal(err)
 		}
 		lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-		tab, _ := lft.Build(r, a, lids)
+		tab, _ := lft.Build(r, a, lids, 2)
 		p := tab.Program()
 		if p.SLKey == nil {
 			t.Fatal("the tables give no SLKey")
 		}
-		grouped, err := deadlock.Verify(p)
+		grouped, err := deadlock.Verify(p, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.SLKey = nil
-		each, err := deadlock.Verify(p)
+		each, err := deadlock.Verify(p, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func TestGroupedVerifyEqualsPerSource(t *testing.T) {
 		// a key that lies: every port in one group, SLs per port
 		p.SLKey = func(fabric.PortRef) int { return 0 }
 		p.SL = func(src fabric.PortRef, slid, dlid uint16) uint8 { return uint8(src.Node) % 2 }
-		if _, err := deadlock.Verify(p); err == nil || !strings.Contains(err.Error(), "SLKey puts") {
+		if _, err := deadlock.Verify(p, 2); err == nil || !strings.Contains(err.Error(), "SLKey puts") {
 			t.Errorf("a lying SLKey: %v", err)
 		}
 	}

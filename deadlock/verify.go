@@ -3,7 +3,6 @@ package deadlock
 import (
 	"fmt"
 	"math/bits"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -86,7 +85,7 @@ func (r *Report) CycleString() string {
 // (equal SLKey), the same entry switch, and entry ports the switch's SL2VL
 // table treats the same. That is exact, not a sample: such sources take
 // the same channels on the same VLs to every LID.
-func Verify(p Program) (*Report, error) {
+func Verify(p Program, workers int) (*Report, error) {
 	f := p.Fabric
 	N := f.NumNodes()
 	// dense port tables: per node, ports 0..n; channel ids of switch ports
@@ -163,7 +162,7 @@ func Verify(p Program) (*Report, error) {
 		walks    int
 		problems []string
 	}
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(dlids)/64))
+	workers = max(1, min(workers, len(dlids)/64))
 	shares := make([]share, workers)
 	var wg sync.WaitGroup
 	for w := range shares {

@@ -204,7 +204,7 @@ func verifyDump(t *testing.T, rt *routed, dir string, p deadlock.Program) *deadl
 		}
 		return lft.Drop
 	}
-	rep, err := deadlock.Verify(p)
+	rep, err := deadlock.Verify(p, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func buildAlmost(g *graph, r *Routing, load []int64, seed uint64) {
 	}
 	for k := 1; k < r.layers; k++ {
 		var stats [batch]LayerStats
-		inBatches(len(reps), ls, func(w, i int) { ws[w].route(k, reps[i], &stats[w]) })
+		inBatches(len(reps), g.parallel, ls, func(w, i int) { ws[w].route(k, reps[i], &stats[w]) })
 		st := LayerStats{Layer: k}
 		for _, x := range stats {
 			st.merge(x)

@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 )
@@ -41,11 +40,11 @@ func (l *loads) add(ch int, v int64) {
 	l.log = append(l.log, loadInc{int32(ch), v})
 }
 
-// inBatches calls work(w, i) for i = 0..n−1, item i on worker i mod batch.
-// After each batch every worker's copy of the loads receives the other
-// workers' increments, in worker order, so all copies agree again.
-func inBatches(n int, ws [batch]*loads, work func(w, i int)) {
-	parallel := runtime.GOMAXPROCS(0) > 1
+// inBatches calls work(w, i) for i = 0..n−1, item i on worker i mod batch,
+// the members of a batch in parallel when parallel is set. After each
+// batch every worker's copy of the loads receives the other workers'
+// increments, in worker order, so all copies agree again.
+func inBatches(n int, parallel bool, ws [batch]*loads, work func(w, i int)) {
 	for i := 0; i < n; i += batch {
 		m := min(batch, n-i)
 		if parallel && m > 1 {

@@ -24,12 +24,12 @@ func BenchmarkCompute(b *testing.B) {
 			runtime.ReadMemStats(&before)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Compute(f, Options{Layers: 4, Seed: 1}); err != nil {
+				if _, err := Compute(f, Options{Layers: 4, Seed: 1, Workers: runtime.GOMAXPROCS(0)}); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.StopTimer()
-			r, _ := Compute(f, Options{Layers: 4, Seed: 1})
+			r, _ := Compute(f, Options{Layers: 4, Seed: 1, Workers: runtime.GOMAXPROCS(0)})
 			b.ReportMetric(float64(r.Trees), "trees/switch")
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/(1<<20), "MB-alloc/op")

@@ -16,6 +16,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.parallel = opts.Workers > 1
 	S := len(g.ids)
 	r := &Routing{Fabric: f, g: g, layers: opts.Layers, Unattached: g.unattached}
 	r.Bounds = Bounds{Min: opts.MinLen, Max: opts.MaxLen}

@@ -36,6 +36,8 @@ type graph struct {
 	// unattached lists cabled HCA ports that reach no switch (their cable
 	// is avoided).
 	unattached []fabric.PortRef
+	// parallel: route the members of a batch at once (Options.Workers > 1)
+	parallel bool
 }
 
 func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {

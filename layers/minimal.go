@@ -15,7 +15,7 @@ func routeMinimal(g *graph, next []uint8, load []int64) LayerStats {
 		ws[w] = newMinimal(g, next, load)
 		ls[w] = &ws[w].loads
 	}
-	inBatches(len(g.dests), ls, func(w, d int) { ws[w].route(d) })
+	inBatches(len(g.dests), g.parallel, ls, func(w, d int) { ws[w].route(d) })
 	copy(load, ws[0].load)
 	st := LayerStats{Layer: 0}
 	for _, w := range ws {

@@ -67,6 +67,10 @@ type Options struct {
 	// endpoint while (endpoints × switches) ≤ SearchBudget (2^19), else the most
 	// of 8, 4, 2, 1 per switch that keeps (groups × switches) within it.
 	Trees int
+	// Workers is how many goroutines may route at once (the caller's
+	// choice, e.g. runtime.GOMAXPROCS(0)); 0 or 1 routes on one. The
+	// routing is the same for every value.
+	Workers int
 }
 
 // SearchBudget bounds, for Options.Trees = 0, the destination groups

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -17,8 +16,9 @@ import (
 // switch, one line per routed LID with the destination's port GUID, so
 // OpenSM re-bases the LID if it assigns the port another LID range. Every
 // switch and every routed LID (all LMC offsets) is listed: the file
-// engine drops what a file leaves out without a warning.
-func WriteOpenSMLFTs(w io.Writer, t *Tables) error {
+// engine drops what a file leaves out without a warning. Up to workers
+// goroutines format the blocks; the bytes are the same for every value.
+func WriteOpenSMLFTs(w io.Writer, t *Tables, workers int) error {
 	f := t.Fabric
 	// the text after the port depends on the LID only: build it once
 	tails := make([]string, int(t.LIDs.Top)+1)
@@ -34,7 +34,7 @@ func WriteOpenSMLFTs(w io.Writer, t *Tables) error {
 		}
 		tails[lid] = fmt.Sprintf(" # %s portguid %s: '%s'\n", kind, on.PortGUID(owner.Port.Port), on.Name)
 	}
-	return writeBlocks(w, t.sortedSwitches(), func(buf []byte, sw fabric.NodeID) []byte {
+	return writeBlocks(w, workers, t.sortedSwitches(), func(buf []byte, sw fabric.NodeID) []byte {
 		n := f.Node(sw)
 		own, _ := t.LIDs.Of(fabric.PortRef{Node: sw})
 		buf = fmt.Appendf(buf, "Unicast lids [0-%d] of switch Lid %d guid %s ('%s'):\n", t.LIDs.Top, own.Base, n.GUID, n.Name)
@@ -60,11 +60,11 @@ func WriteOpenSMLFTs(w io.Writer, t *Tables) error {
 
 func hexDigit(v int) byte { return "0123456789abcdef"[v&15] }
 
-// writeBlocks writes one block of text per switch, in order. The blocks
-// are formatted on every core, a few ahead of the writer, so the file's
-// bytes do not depend on the number of cores.
-func writeBlocks(w io.Writer, switches []fabric.NodeID, block func(buf []byte, sw fabric.NodeID) []byte) error {
-	workers := runtime.GOMAXPROCS(0)
+// writeBlocks writes one block of text per switch, in order. Up to
+// workers goroutines format the blocks, a few ahead of the writer, so the
+// file's bytes do not depend on their number.
+func writeBlocks(w io.Writer, workers int, switches []fabric.NodeID, block func(buf []byte, sw fabric.NodeID) []byte) error {
+	workers = max(1, workers)
 	ready := make([]chan []byte, len(switches))
 	for i := range ready {
 		ready[i] = make(chan []byte, 1)
@@ -141,8 +141,9 @@ func WriteGUID2LID(w io.Writer, t *Tables) error {
 //	0x5346000000000000 0x0001 0000120…
 //
 // The SLs are hex digits, one per DLID from first-DLID on; every HCA port
-// cabled to the switch uses them, from any of its LIDs.
-func WritePathSL(w io.Writer, t *Tables) error {
+// cabled to the switch uses them, from any of its LIDs. Up to workers
+// goroutines format the lines.
+func WritePathSL(w io.Writer, t *Tables, workers int) error {
 	if _, err := io.WriteString(w, "# slimroute path SLs: source switch GUID, first DLID, one hex SL per DLID (for the HCA ports on that switch)\n"); err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func WritePathSL(w io.Writer, t *Tables) error {
 			switches = append(switches, sw)
 		}
 	}
-	return writeBlocks(w, switches, func(buf []byte, sw fabric.NodeID) []byte {
+	return writeBlocks(w, workers, switches, func(buf []byte, sw fabric.NodeID) []byte {
 		buf = fmt.Appendf(buf, "%s 0x0001 ", t.Fabric.Node(sw).GUID)
 		buf = t.appendPathSLs(buf, v.Index[sw])
 		return append(buf, '\n')

@@ -85,7 +85,7 @@ func TestTablesFollowTheLayers(t *testing.T) {
 	r, _ := layers.Compute(f, layers.Options{Layers: 4, Seed: 1})
 	a, _ := deadlock.AssignHops(r, deadlock.Options{})
 	lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-	tab, err := lft.Build(r, a, lids)
+	tab, err := lft.Build(r, a, lids, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestTablesFollowTheLayers(t *testing.T) {
 	}
 	// the LFT file lists every switch and every routed LID, and reads back
 	var b bytes.Buffer
-	if err := lft.WriteOpenSMLFTs(&b, tab); err != nil {
+	if err := lft.WriteOpenSMLFTs(&b, tab, 2); err != nil {
 		t.Fatal(err)
 	}
 	first := b.String()
@@ -119,14 +119,14 @@ func TestTablesFollowTheLayers(t *testing.T) {
 		t.Fatalf("LFT file round trip: %v (%d switches)", diff, len(d))
 	}
 	var again bytes.Buffer
-	lft.WriteOpenSMLFTs(&again, tab)
+	lft.WriteOpenSMLFTs(&again, tab, 2)
 	if again.String() != first {
 		t.Fatal("two writes of the same tables differ")
 	}
 	// the path-SL file: one line per switch with endpoints, one digit per
 	// LID, each PathSL from that switch's first HCA port
 	var psl bytes.Buffer
-	if err := lft.WritePathSL(&psl, tab); err != nil {
+	if err := lft.WritePathSL(&psl, tab, 2); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(psl.String()), "\n")[1:]
@@ -151,7 +151,7 @@ func TestTablesFollowTheLayers(t *testing.T) {
 	}
 	// a failing writer is reported, at any point, without hanging
 	for _, n := range []int{0, 1000, len(first) / 2} {
-		if err := lft.WriteOpenSMLFTs(&failAfter{n: n}, tab); err == nil || !strings.Contains(err.Error(), "disk full") {
+		if err := lft.WriteOpenSMLFTs(&failAfter{n: n}, tab, 2); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("writer failing after %d bytes: %v", n, err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestUnattachedPortsAreReportedNotRouted(t *testing.T) {
 	}
 	r, _ := layers.Compute(f, layers.Options{Layers: 2, AvoidLinks: avoid})
 	lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 1})
-	tab, err := lft.Build(r, nil, lids)
+	tab, err := lft.Build(r, nil, lids, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

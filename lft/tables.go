@@ -2,7 +2,6 @@ package lft
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 
 	"slimroute/deadlock"
@@ -34,8 +33,10 @@ type Tables struct {
 // Build fills the forwarding tables: for every switch and every LID, the
 // port toward it; an endpoint's LID base+k follows layer k mod L, so with
 // LMC = log2(L) each LID offset is one layer. A switch's own LID goes to
-// port 0, an attached HCA's LIDs to the port facing it.
-func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs) (*Tables, error) {
+// port 0, an attached HCA's LIDs to the port facing it. Up to workers
+// goroutines fill the switches' tables (0 or 1: one); the tables are the
+// same for every value.
+func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs, workers int) (*Tables, error) {
 	f := r.Fabric
 	if a == nil {
 		a = deadlock.None(r)
@@ -87,8 +88,8 @@ func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs) (*Tables, erro
 		t.destSwitch[d] = int32(dest.Switch)
 	}
 	t.lft = make([][]uint8, S)
-	// switches are independent: fill them on every core
-	workers := min(runtime.GOMAXPROCS(0), S)
+	// switches are independent: fill them in parallel
+	workers = max(1, min(workers, S))
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func BenchmarkRun(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchRun(b, f, Config{Layers: 4, Deadlock: "hops", Seed: 1, LMC: -1})
+			benchRun(b, f, Config{Layers: 4, Deadlock: "hops", Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)})
 		})
 	}
 	b.Run("clos3-10k", func(b *testing.B) {
@@ -33,7 +34,7 @@ func BenchmarkRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchRun(b, f, Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1})
+		benchRun(b, f, Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)})
 	})
 }
 
@@ -46,7 +47,7 @@ func BenchmarkRunLayers(b *testing.B) {
 	}
 	for _, L := range []int{2, 4, 8} {
 		b.Run(fmt.Sprintf("layers=%d", L), func(b *testing.B) {
-			benchRun(b, f, Config{Layers: L, Deadlock: "hops", Seed: 1, LMC: -1})
+			benchRun(b, f, Config{Layers: L, Deadlock: "hops", Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)})
 		})
 	}
 }

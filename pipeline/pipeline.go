@@ -32,6 +32,13 @@ type Config struct {
 	LMC            int  `toml:"-"`
 	LFTCap         int  `toml:"lft_cap"`
 	LIDsFromFabric bool `toml:"-"`
+	// Workers is how many goroutines a stage may run at once (the caller
+	// passes runtime.GOMAXPROCS(0) or less); 0 or 1: one. Every result is
+	// the same for every value.
+	Workers int `toml:"-"`
+	// Clock, when set, times the stages (Result.Stages); nil leaves the
+	// times zero. The caller passes time.Now, or a fake clock in tests.
+	Clock func() time.Time `toml:"-"`
 }
 
 // Result is everything a run produces.
@@ -64,19 +71,14 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	if lmc < 0 {
 		lmc = layers.LMC(c.Layers)
 	}
-	var stages []Stage
-	clock := time.Now()
-	lap := func(name string) {
-		now := time.Now()
-		stages = append(stages, Stage{name, now.Sub(clock)})
-		clock = now
-	}
+	stages := newStages(c.Clock)
+	lap := stages.lap
 	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric})
 	if err != nil {
 		return nil, err
 	}
 	lap("lids")
-	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees})
+	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, Workers: c.Workers})
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +103,14 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("vls")
-	res.Tables, err = lft.Build(r, res.Assignment, res.LIDs)
+	res.Tables, err = lft.Build(r, res.Assignment, res.LIDs, c.Workers)
 	if err != nil {
 		return nil, err
 	}
 	lap("tables")
-	res.Verify, err = deadlock.Verify(res.Tables.Program())
+	res.Verify, err = deadlock.Verify(res.Tables.Program(), c.Workers)
 	lap("verify")
-	res.Stages = stages
+	res.Stages = stages.list
 	if err != nil {
 		return nil, fmt.Errorf("verifier: %w", err)
 	}
@@ -116,6 +118,31 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, fmt.Errorf("the routing has a credit loop (%s): use deadlock scheme hops or dfsssp", res.Verify.CycleString())
 	}
 	return res, nil
+}
+
+// stages times the stages of a run with the caller's clock.
+type stages struct {
+	now  func() time.Time
+	last time.Time
+	list []Stage
+}
+
+func newStages(now func() time.Time) *stages {
+	s := &stages{now: now}
+	if now != nil {
+		s.last = now()
+	}
+	return s
+}
+
+// lap ends the stage called name.
+func (s *stages) lap(name string) {
+	var d time.Duration
+	if s.now != nil {
+		t := s.now()
+		d, s.last = t.Sub(s.last), t
+	}
+	s.list = append(s.list, Stage{name, d})
 }
 
 // ParseConfig reads a TOML settings file; unknown keys are errors that name

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -67,7 +68,7 @@ Example:
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "  %-16s %s\n\n", "stats", path)
-			res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "hops", Seed: 1, LMC: -1})
+			res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "hops", Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				return err
 			}

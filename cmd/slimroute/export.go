@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 
 	"github.com/urfave/cli/v2"
@@ -67,7 +68,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			res, err := pipeline.Run(f, pipeline.Config{Layers: c.Int("layers"), Deadlock: c.String("deadlock"), VLs: c.Int("vls"), Seed: c.Uint64("seed"), LMC: -1})
+			res, err := pipeline.Run(f, pipeline.Config{Layers: c.Int("layers"), Deadlock: c.String("deadlock"), VLs: c.Int("vls"), Seed: c.Uint64("seed"), LMC: -1, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				return err
 			}

@@ -104,6 +104,7 @@ Examples:
 				Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees"),
 				Deadlock: c.String("deadlock"), VLs: c.Int("vls"), BestEffort: c.Bool("best-effort"),
 				LMC: c.Int("lmc"), LFTCap: c.Int("lft-cap"), LIDsFromFabric: c.Bool("lids-from-fabric"),
+				Workers: runtime.GOMAXPROCS(0), Clock: time.Now,
 			})
 			if err != nil {
 				return err
@@ -150,9 +151,9 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 		name  string
 		write func(io.Writer) error
 	}{
-		{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab) }},
+		{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab, runtime.GOMAXPROCS(0)) }},
 		{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
-		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab) }},
+		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab, runtime.GOMAXPROCS(0)) }},
 		{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
 	}
 	if ibdm {

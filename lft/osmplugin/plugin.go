@@ -26,6 +26,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -66,7 +67,7 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 //
 //export slimrouteCompute
 func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) C.int {
-	cfg := pipeline.Config{LMC: -1, Deadlock: "auto"}
+	cfg := pipeline.Config{LMC: -1, Deadlock: "auto", Workers: runtime.GOMAXPROCS(0)}
 	if p := C.GoString(cfgPath); p != "" {
 		fh, err := os.Open(p)
 		if err != nil {
