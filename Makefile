@@ -14,7 +14,7 @@ slimroute:
 # libibumad-dev (OpenSM 3.3.23 headers; the plugin must match the running
 # OpenSM's version string exactly).
 plugin:
-	go build -buildmode=c-shared -tags osmplugin -o $(PLUGIN_DIR)/libslimroute.so ./lft/osmplugin
+	go build -buildmode=c-shared -tags osmplugin -o $(PLUGIN_DIR)/libslimroute.so ./osmplugin
 
 # Installs the plugin where OpenSM's dlopen("libslimroute.so") finds it.
 install-plugin: plugin

@@ -7,6 +7,7 @@ import (
 
 	"slimroute/fabric"
 	"slimroute/layers"
+	"slimroute/lft"
 	"slimroute/slimfly"
 )
 
@@ -30,12 +31,9 @@ func TestReadsOpenSMDumpOfDualPortedHCA(t *testing.T) {
 	f := readNet(t, "testdata/small.net")
 	fh, _ := os.Open("testdata/small-minhop-lmc2.lfts")
 	defer fh.Close()
-	tab, err := ReadOpenSMLFTs(fh, "small-minhop-lmc2.lfts", f, 0)
+	tab, err := lft.ReadOpenSMLFTs(fh, "small-minhop-lmc2.lfts", f)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if tab.NumLayers() != 4 || tab.NumEndpoints() != 4 || tab.NumSwitches() != 2 || tab.NumChannels() != 4 {
-		t.Fatalf("layers %d endpoints %d switches %d channels %d", tab.NumLayers(), tab.NumEndpoints(), tab.NumSwitches(), tab.NumChannels())
 	}
 	rep, err := Analyze(tab, Options{Permutations: 10})
 	if err != nil {
@@ -44,6 +42,9 @@ func TestReadsOpenSMDumpOfDualPortedHCA(t *testing.T) {
 	// minhop spreads the LIDs of hca-3 port 2 (on sw-b) over both parallel
 	// cables from sw-a (dump: ports 3, 4, 3, 4), so that pair has 2
 	// disjoint paths; sw-a's other destinations are local to it.
+	if rep.Layers != 4 || rep.Endpoints != 4 || rep.Switches != 2 || rep.Channels != 4 {
+		t.Fatalf("layers %d endpoints %d switches %d channels %d", rep.Layers, rep.Endpoints, rep.Switches, rep.Channels)
+	}
 	if rep.Pairs != 4 { // sw-a -> hca-3[2]; sw-b -> hca-1, hca-2, hca-3[1]
 		t.Fatalf("pairs %d", rep.Pairs)
 	}
@@ -65,7 +66,7 @@ func TestDumpErrorsNameTheProblem(t *testing.T) {
 		{"Unicast lids [0-1] of switch Lid 1 guid 0x5346100000000000 ('sw-a'):\n0x0004 001 # Channel Adapter portguid 0x5346200000000011: 'hca-1'\n", "no table for switch sw-b"},
 		{"Unicast lids [0-1] of switch Lid 1 guid 0x5346100000000000 ('sw-a'):\nbogus\n", ":2: unrecognised line"},
 	} {
-		_, err := ReadOpenSMLFTs(strings.NewReader(c.in), "d.lfts", f, 0)
+		_, err := lft.ReadOpenSMLFTs(strings.NewReader(c.in), "d.lfts", f)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
 		}
@@ -78,12 +79,12 @@ func TestLayeredSlimFlyQuality(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Analyze(FromRouting(r), Options{Permutations: 20, Seed: 1})
+	rep, err := Analyze(program(t, r), Options{Permutations: 20, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	one, _ := layers.Compute(f, layers.Options{Layers: 1})
-	rep1, err := Analyze(FromRouting(one), Options{Permutations: 20, Seed: 1})
+	rep1, err := Analyze(program(t, one), Options{Permutations: 20, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +109,20 @@ func TestLayeredSlimFlyQuality(t *testing.T) {
 	}
 	t.Logf("≥1 %d ≥2 %d ≥3 %d of %d; switch pairs ≥3 %d/%d; perm mean max %.3f (1 layer %.3f) eff %.3f; EFI0 %+v",
 		rep.Disjoint[1], rep.Disjoint[2], rep.Disjoint[3], rep.Pairs, rep.SwitchPairDisjoint[3], rep.SwitchPairs, p4.MeanMaxLoad, p1.MeanMaxLoad, p4.EffectiveBandwidth, rep.EFI[0])
+}
+
+// program builds the forwarding tables of a routing (no VLs).
+func program(t *testing.T, r *layers.Routing) *lft.Tables {
+	t.Helper()
+	lids, err := lft.AssignLIDs(r.Fabric, lft.LIDOptions{LMC: layers.LMC(r.NumLayers())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := lft.Build(r.Fabric, lids, r, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
 }
 
 func TestMaxDisjoint(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slimroute/lft"
 	"sort"
 )
 
@@ -14,6 +15,9 @@ type Options struct {
 	Permutations int
 	// Seed drives the permutation sampling.
 	Seed uint64
+	// Layers is the number of layers, 2^LMC; 0 takes it from the endpoint
+	// with the most LIDs.
+	Layers int
 }
 
 // Report holds the quality figures of a routing. A "pair" is a (source
@@ -73,10 +77,15 @@ type PatternLoad struct {
 	EffectiveBandwidth float64 `json:"effective_bandwidth"`
 }
 
-// Analyze measures t. It fails if a route is missing or loops.
-func Analyze(t Tables, opts Options) (*Report, error) {
+// Analyze measures the forwarding tables tab, layer k being the LIDs at
+// offset k. It fails if a route is missing or loops.
+func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 	if opts.Permutations == 0 {
 		opts.Permutations = 100
+	}
+	t, err := newView(tab, opts.Layers)
+	if err != nil {
+		return nil, err
 	}
 	L, S, N, C := t.NumLayers(), t.NumSwitches(), t.NumEndpoints(), t.NumChannels()
 	rep := &Report{Layers: L, Switches: S, Endpoints: N, Channels: C}
@@ -232,7 +241,7 @@ func maxOf(x []float64) float64 {
 
 // rankOrder lists endpoints by HCA node, then port: the order a job
 // launcher would number ranks on hosts named in fabric order.
-func rankOrder(t Tables) []int {
+func rankOrder(t *view) []int {
 	N := t.NumEndpoints()
 	r := make([]int, N)
 	for i := range r {
@@ -250,7 +259,7 @@ func rankOrder(t Tables) []int {
 }
 
 type walker struct {
-	t   Tables
+	t   *view
 	S   int
 	buf []int
 }

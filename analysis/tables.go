@@ -6,61 +6,20 @@ package analysis
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 
 	"slimroute/fabric"
-	"slimroute/layers"
+	"slimroute/lft"
 )
 
-// Tables is a layered, destination-based routing seen through its
-// forwarding tables. Switches are numbered 0..NumSwitches−1 and endpoints
-// (cabled HCA ports) 0..NumEndpoints−1; channels are directed inter-switch
-// cables, 0..NumChannels−1.
-type Tables interface {
-	NumLayers() int
-	NumSwitches() int
-	NumEndpoints() int
-	NumChannels() int
-	// Endpoint returns the HCA port of endpoint d and the switch it hangs off.
-	Endpoint(d int) (port fabric.PortRef, sw int)
-	// Step returns the channel switch s forwards on toward endpoint d in a
-	// layer and the switch it reaches, or local=true when d hangs off s.
-	Step(layer, s, d int) (ch, next int, local bool, err error)
-	// ChannelName names a channel for people: "sw-0-1-2[7] -> sw-1-3-4[9]".
-	ChannelName(ch int) string
-}
-
-// routingTables adapts a layers.Routing.
-type routingTables struct{ r *layers.Routing }
-
-// FromRouting returns the tables of a slimroute routing.
-func FromRouting(r *layers.Routing) Tables { return routingTables{r} }
-
-func (t routingTables) NumLayers() int    { return t.r.NumLayers() }
-func (t routingTables) NumSwitches() int  { return t.r.NumSwitches() }
-func (t routingTables) NumEndpoints() int { return t.r.NumEndpoints() }
-func (t routingTables) NumChannels() int  { return t.r.NumChannels() }
-func (t routingTables) Endpoint(d int) (fabric.PortRef, int) {
-	dest := t.r.Dests()[d]
-	return dest.Port, dest.Switch
-}
-func (t routingTables) Step(layer, s, d int) (int, int, bool, error) {
-	id, c, local := t.r.HopChannel(layer, s, d)
-	if local {
-		return 0, s, true, nil
-	}
-	return id, c.Peer, false, nil
-}
-func (t routingTables) ChannelName(ch int) string {
-	s, c := t.r.ChannelAt(ch)
-	f := t.r.Fabric
-	return fmt.Sprintf("%s[%d] -> %s[%d]", f.Node(t.r.SwitchID(s)).Name, c.Port, f.Node(t.r.SwitchID(c.Peer)).Name, c.PeerPort)
-}
-
-// fabricTables holds forwarding tables read from files, mapped onto a
-// fabric: lft[s][layer*N + d] is the egress port of switch s toward
-// endpoint d at LID offset layer (0 = no entry).
-type fabricTables struct {
+// view is a layered, destination-based routing seen through its
+// forwarding tables. Switches are numbered 0..numSwitches−1 and endpoints
+// (cabled HCA ports, in rank order) 0..numEndpoints−1; channels are
+// directed inter-switch cables, 0..numChannels−1.
+// lft[s][layer*N + d] is the egress port of switch s toward endpoint d at
+// LID offset layer (0 = no entry).
+type view struct {
 	f      *fabric.Fabric
 	v      *fabric.SwitchView
 	layers int
@@ -71,11 +30,11 @@ type fabricTables struct {
 	lft    [][]uint8
 }
 
-// newFabricTables lays out the switches, channels and endpoints of f; the
+// newLayout lays out the switches, channels and endpoints of f; the
 // tables themselves come with allocate.
-func newFabricTables(f *fabric.Fabric) *fabricTables {
+func newLayout(f *fabric.Fabric) *view {
 	v := f.SwitchView()
-	t := &fabricTables{f: f, v: v}
+	t := &view{f: f, v: v}
 	t.chOff = make([]int, len(v.IDs)+1)
 	t.portCh = make([]map[int]int, len(v.IDs))
 	for s := range v.IDs {
@@ -111,24 +70,57 @@ func newFabricTables(f *fabric.Fabric) *fabricTables {
 	return t
 }
 
-// allocate sizes the tables for the given number of layers.
-func (t *fabricTables) allocate(layers int) {
-	t.layers = layers
-	t.lft = make([][]uint8, len(t.v.IDs))
-	for s := range t.lft {
-		t.lft[s] = make([]uint8, layers*len(t.eps))
+// newView reads the forwarding tables of t for the given number of layers:
+// an endpoint's LID base+k is layer k. layers 0 takes 2^LMC of the
+// endpoint with the most LIDs.
+func newView(t *lft.Tables, layers int) (*view, error) {
+	f := t.Fabric()
+	v := newLayout(f)
+	bases := make([]lft.LID, len(v.eps))
+	lids := make([]int, len(v.eps))
+	span := 1
+	for d, ep := range v.eps {
+		p, ok := t.LIDs().Of(ep)
+		if !ok {
+			return nil, fmt.Errorf("%s (port GUID %s) holds no LID in the tables", f.PortString(ep), f.Node(ep.Node).PortGUID(ep.Port))
+		}
+		bases[d], lids[d] = p.Base, 1<<p.LMC
+		span = max(span, 1<<p.LMC)
 	}
+	if layers == 0 {
+		layers = 1 << bits.Len(uint(span-1))
+	}
+	if span > layers {
+		return nil, fmt.Errorf("endpoints hold up to %d LIDs, more than the %d layers asked for", span, layers)
+	}
+	v.layers = layers
+	N := len(v.eps)
+	v.lft = make([][]uint8, len(v.v.IDs))
+	for s, sw := range v.v.IDs {
+		v.lft[s] = make([]uint8, layers*N)
+		for k := 0; k < layers; k++ {
+			for d := range v.eps {
+				if k >= lids[d] {
+					continue // no LID at this offset: Step says so
+				}
+				if port := t.Port(sw, bases[d]+lft.LID(k)); port != lft.Drop {
+					v.lft[s][k*N+d] = port
+				}
+			}
+		}
+	}
+	return v, nil
 }
 
-func (t *fabricTables) NumLayers() int    { return t.layers }
-func (t *fabricTables) NumSwitches() int  { return len(t.v.IDs) }
-func (t *fabricTables) NumEndpoints() int { return len(t.eps) }
-func (t *fabricTables) NumChannels() int  { return t.chOff[len(t.v.IDs)] }
-func (t *fabricTables) Endpoint(d int) (fabric.PortRef, int) {
+func (t *view) NumLayers() int    { return t.layers }
+func (t *view) NumSwitches() int  { return len(t.v.IDs) }
+func (t *view) NumEndpoints() int { return len(t.eps) }
+func (t *view) NumChannels() int  { return t.chOff[len(t.v.IDs)] }
+func (t *view) Endpoint(d int) (fabric.PortRef, int) {
 	return t.eps[d], t.epSw[d]
 }
 
-func (t *fabricTables) Step(layer, s, d int) (int, int, bool, error) {
+func (t *view) Step(layer, s, d int) (int, int, bool, error) {
 	p := int(t.lft[s][layer*len(t.eps)+d])
 	sw := t.f.Node(t.v.IDs[s])
 	if p == 0 {
@@ -143,7 +135,7 @@ func (t *fabricTables) Step(layer, s, d int) (int, int, bool, error) {
 	return 0, 0, false, fmt.Errorf("%s sends %s (LID offset %d) out of port %d, which does not lead toward it", sw.Name, t.f.PortString(t.eps[d]), layer, p)
 }
 
-func (t *fabricTables) ChannelName(ch int) string {
+func (t *view) ChannelName(ch int) string {
 	s := sort.Search(len(t.chOff), func(i int) bool { return t.chOff[i] > ch }) - 1
 	c := t.v.Adj[s][ch-t.chOff[s]]
 	return fmt.Sprintf("%s[%d] -> %s[%d]", t.f.Node(t.v.IDs[s]).Name, c.Port, t.f.Node(t.v.IDs[c.Peer]).Name, c.PeerPort)

@@ -11,6 +11,7 @@ import (
 	"slimroute/layers"
 	"slimroute/lft"
 	"slimroute/slimfly"
+	"slimroute/verify"
 )
 
 // ring builds n switches in a ring, each with one HCA.
@@ -34,18 +35,19 @@ func ring(t *testing.T, n int) *fabric.Fabric {
 	return f
 }
 
-// verify programs the routing with the assignment and runs the verifier.
-func verify(t *testing.T, r *layers.Routing, a *deadlock.Assignment) *deadlock.Report {
+// check programs the routing with the assignment and runs the independent
+// verifier on the tables.
+func check(t *testing.T, r *layers.Routing, a *deadlock.Assignment) *verify.Report {
 	t.Helper()
 	lids, err := lft.AssignLIDs(r.Fabric, lft.LIDOptions{LMC: layers.LMC(r.NumLayers())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := lft.Build(r, a, lids, 2)
+	tab, err := lft.Build(r.Fabric, lids, r, a, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := deadlock.Verify(tab.Program(), 2)
+	rep, err := verify.Check(tab, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestRingNeedsTwoVLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := verify(t, r, deadlock.None(r)); rep.Acyclic() {
+	if rep := check(t, r, deadlock.None(r)); rep.Acyclic() {
 		t.Fatal("a ring routed on one VL has no cycle?")
 	} else if !strings.Contains(rep.CycleString(), "VL0") {
 		t.Errorf("cycle %q", rep.CycleString())
@@ -70,7 +72,7 @@ func TestRingNeedsTwoVLs(t *testing.T) {
 	if a.Needed != 2 {
 		t.Errorf("DFSSSP needed %d VLs on a ring, want 2", a.Needed)
 	}
-	if rep := verify(t, r, a); !rep.Acyclic() {
+	if rep := check(t, r, a); !rep.Acyclic() {
 		t.Errorf("DFSSSP on a ring: cycle %s", rep.CycleString())
 	}
 	if _, err := deadlock.AssignDFSSSP(r, deadlock.Options{VLs: 1}); err == nil || !strings.Contains(err.Error(), "needs more than 1 VLs") {
@@ -84,43 +86,8 @@ func TestRingNeedsTwoVLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := verify(t, r, h); !rep.Acyclic() || h.VLs != 3 {
+	if rep := check(t, r, h); !rep.Acyclic() || h.VLs != 3 {
 		t.Errorf("hops on a ring: %d VLs, cycle %s", h.VLs, rep.CycleString())
-	}
-}
-
-func TestVerifierCatchesABrokenAssignment(t *testing.T) {
-	f, _ := slimfly.Build(slimfly.Params{Q: 5})
-	r, _ := layers.Compute(f, layers.Options{Layers: 4, Seed: 1})
-	a, err := deadlock.AssignDFSSSP(r, deadlock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-	tab, _ := lft.Build(r, a, lids, 2)
-	p := tab.Program()
-	if rep, err := deadlock.Verify(p, 2); err != nil || !rep.Acyclic() {
-		t.Fatalf("the real assignment: %v %s", err, rep.CycleString())
-	}
-	p.SL = func(fabric.PortRef, uint16, uint16) uint8 { return 0 } // break it
-	rep, err := deadlock.Verify(p, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Acyclic() || len(rep.Cycle) < 2 {
-		t.Fatal("all routes on SL 0: the verifier found no cycle")
-	}
-	t.Logf("cycle: %s", rep.CycleString())
-	// and a hole in a table is named
-	sw := f.IDsOf(fabric.Switch)[3]
-	p.LFT = func(s fabric.NodeID, lid uint16) uint8 {
-		if s == sw && lid == uint16(lids.Ports[60].Base) {
-			return 0xFF
-		}
-		return tab.Port(s, lft.LID(lid))
-	}
-	if _, err := deadlock.Verify(p, 2); err == nil || !strings.Contains(err.Error(), f.Node(sw).Name+" has no route to LID") {
-		t.Errorf("hole in an LFT: %v", err)
 	}
 }
 
@@ -142,7 +109,7 @@ func TestSlimFlyBothSchemesVerified(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, a := range []*deadlock.Assignment{d, h} {
-				rep := verify(t, r, a)
+				rep := check(t, r, a)
 				if !rep.Acyclic() {
 					t.Fatalf("%s: cycle %s", a.Scheme, rep.CycleString())
 				}
@@ -167,7 +134,7 @@ func TestSlimFlyBothSchemesVerified(t *testing.T) {
 			if h.VLs != 3 || h.SLs > 16 {
 				t.Errorf("hops: %d VLs %d SLs", h.VLs, h.SLs)
 			}
-			if rep := verify(t, r, deadlock.None(r)); rep.Acyclic() {
+			if rep := check(t, r, deadlock.None(r)); rep.Acyclic() {
 				t.Error("4 layers on one VL are acyclic? the verifier must see the cycles")
 			}
 		})
@@ -182,12 +149,15 @@ func TestClosNeedsOneVL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := verify(t, r, deadlock.None(r)); !rep.Acyclic() || rep.VLs != 1 {
+		if rep := check(t, r, deadlock.None(r)); !rep.Acyclic() || rep.VLs != 1 {
 			t.Errorf("Clos on one VL: %d VLs, cycle %s", rep.VLs, rep.CycleString())
 		}
 		a, err := deadlock.AssignDFSSSP(r, deadlock.Options{})
-		if err != nil || a.Needed != 1 {
-			t.Errorf("DFSSSP on a Clos needs %d VLs (%v), want 1", a.Needed, err)
+		if err != nil {
+			t.Fatalf("DFSSSP on a Clos: %v", err)
+		}
+		if a.Needed != 1 {
+			t.Errorf("DFSSSP on a Clos needs %d VLs, want 1", a.Needed)
 		}
 	}
 }
@@ -203,47 +173,5 @@ func TestHopsSchemeRejectsLongRoutes(t *testing.T) {
 	r6, _ := layers.Compute(f6, layers.Options{Layers: 1})
 	if _, err := deadlock.AssignHops(r6, deadlock.Options{VLs: 2}); err == nil || !strings.Contains(err.Error(), "needs 3 VLs") {
 		t.Fatalf("two VLs: %v", err)
-	}
-}
-
-// TestGroupedVerifyEqualsPerSource runs the verifier with and without the
-// tables' SLKey: following one port per group must find the same channels,
-// dependencies and VLs as following every port; and a key that lumps
-// together ports whose SLs differ is refused.
-func TestGroupedVerifyEqualsPerSource(t *testing.T) {
-	f, _ := slimfly.Build(slimfly.Params{Q: 5})
-	r, _ := layers.Compute(f, layers.Options{Layers: 4, Seed: 1, Trees: -1})
-	for _, assign := range []func(*layers.Routing, deadlock.Options) (*deadlock.Assignment, error){deadlock.AssignHops, deadlock.AssignDFSSSP} {
-		a, err := assign(r, deadlock.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-		tab, _ := lft.Build(r, a, lids, 2)
-		p := tab.Program()
-		if p.SLKey == nil {
-			t.Fatal("the tables give no SLKey")
-		}
-		grouped, err := deadlock.Verify(p, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.SLKey = nil
-		each, err := deadlock.Verify(p, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if grouped.Channels != each.Channels || grouped.Dependencies != each.Dependencies || grouped.VLs != each.VLs || grouped.Acyclic() != each.Acyclic() || grouped.Sources != each.Sources {
-			t.Errorf("%s: grouped %+v, per source %+v", a.Scheme, grouped, each)
-		}
-		if grouped.Walks*3 > each.Walks {
-			t.Errorf("%s: grouping saved little: %d walks against %d", a.Scheme, grouped.Walks, each.Walks)
-		}
-		// a key that lies: every port in one group, SLs per port
-		p.SLKey = func(fabric.PortRef) int { return 0 }
-		p.SL = func(src fabric.PortRef, slid, dlid uint16) uint8 { return uint8(src.Node) % 2 }
-		if _, err := deadlock.Verify(p, 2); err == nil || !strings.Contains(err.Error(), "SLKey puts") {
-			t.Errorf("a lying SLKey: %v", err)
-		}
 	}
 }

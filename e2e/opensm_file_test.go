@@ -19,12 +19,14 @@ import (
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
+	"slimroute/verify"
 )
 
 // routed is a fabric routed in-process the way `slimroute route` does.
 type routed struct {
 	f    *fabric.Fabric
 	r    *layers.Routing
+	a    *deadlock.Assignment
 	tab  *lft.Tables
 	dir  string // the files slimroute route wrote
 	net  string
@@ -68,14 +70,14 @@ func routeCase(t *testing.T, fc fabricCase, scheme string) *routed {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	mine, err := lft.ReadDump(fh, "opensm-lfts.txt")
+	mine, err := lft.ReadOpenSMLFTs(fh, "opensm-lfts.txt", f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := mine.Diff(res.Tables, 5); len(d) > 0 {
+	if d := lft.DiffLFTs(res.Tables, mine, 5); len(d) > 0 {
 		t.Fatalf("slimroute route wrote other tables than the pipeline computes: %v", d)
 	}
-	return &routed{f: f, r: res.Routing, tab: res.Tables, dir: out, net: net, lmc: 2}
+	return &routed{f: f, r: res.Routing, a: res.Assignment, tab: res.Tables, dir: out, net: net, lmc: 2}
 }
 
 var tracertHop = regexp.MustCompile(`-> switch port \{0x[0-9a-f]+\}\[\d+\].*"([^"]+)"\s*$`)
@@ -112,7 +114,7 @@ func fileEngine(t *testing.T, fc fabricCase) {
 	disc := filepath.Join(sim.Dir, "discovered")
 	os.WriteFile(disc, []byte(sim.Run(t, time.Minute, "ibnetdiscover")), 0o644)
 	found := readFabric(t, disc, fabric.FormatIBNetDiscover)
-	for _, p := range rt.tab.LIDs.Ports {
+	for _, p := range rt.tab.LIDs().Ports {
 		name := rt.f.Node(p.Port.Node).Name
 		id, _ := found.NodeByName(name)
 		if got := found.Node(id).Attrs[p.Port.Port]; got.LID != uint16(p.Base) || (p.Port.Port != 0 && got.LMC != 2) {
@@ -126,7 +128,7 @@ func fileEngine(t *testing.T, fc fabricCase) {
 	checkTracert(t, sim, rt, 200)
 
 	// our verifier on what OpenSM dumped
-	rep := verifyDump(t, rt, dumpDir, rt.tab.Program())
+	rep := verifyDump(t, rt, dumpDir, "")
 	t.Logf("%s, OpenSM file engine: %d switches match, 200 ibtracert paths as predicted; verifier on its dump: %d paths, %d VLs, acyclic", fc.name, len(rt.tab.Switches()), rep.Walks, rep.VLs)
 }
 
@@ -144,8 +146,8 @@ func checkTracert(t *testing.T, sim *ibsimtest.Sim, rt *routed, n int) {
 			continue
 		}
 		src := dests[si]
-		sl, _ := rt.tab.LIDs.Of(src.Port)
-		dl, _ := rt.tab.LIDs.Of(dests[dst].Port)
+		sl, _ := rt.tab.LIDs().Of(src.Port)
+		dl, _ := rt.tab.LIDs().Of(dests[dst].Port)
 		out := sim.Run(t, time.Minute, "ibtracert", fmt.Sprint(sl.Base), fmt.Sprint(int(dl.Base)+off))
 		var got []string
 		for _, line := range strings.Split(out, "\n") {
@@ -173,38 +175,47 @@ func checkIBRoute(t *testing.T, sim *ibsimtest.Sim, rt *routed) {
 	t.Helper()
 	var all bytes.Buffer
 	for _, sw := range rt.tab.Switches() {
-		own, _ := rt.tab.LIDs.Of(fabric.PortRef{Node: sw})
+		own, _ := rt.tab.LIDs().Of(fabric.PortRef{Node: sw})
 		all.WriteString(sim.Run(t, time.Minute, "ibroute", fmt.Sprint(own.Base)))
 	}
-	programmed, err := lft.ReadDump(&all, "ibroute")
+	programmed, err := lft.ReadIBRoute(&all, "ibroute", rt.f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := programmed.Diff(rt.tab, 10); len(d) > 0 {
+	if d := lft.DiffLFTs(rt.tab, programmed, 10); len(d) > 0 {
 		t.Fatalf("ibroute differs from our tables:\n%s", strings.Join(d, "\n"))
 	}
 }
 
 // verifyDump runs our verifier on the LFT dump OpenSM wrote in dir, with
-// the given SLs and SL2VL.
-func verifyDump(t *testing.T, rt *routed, dir string, p deadlock.Program) *deadlock.Report {
+// our path SLs and the SL2VL tables sl2vl (text in the -d layout; "": our
+// own), read from text the way `slimroute verify` reads them.
+func verifyDump(t *testing.T, rt *routed, dir, sl2vl string) *verify.Report {
 	t.Helper()
 	fh, err := os.Open(filepath.Join(dir, "opensm-lfts.dump"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	theirs, err := lft.ReadDump(fh, "opensm-lfts.dump")
+	theirs, err := lft.ReadOpenSMLFTs(fh, "opensm-lfts.dump", rt.f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.LFT = func(sw fabric.NodeID, lid uint16) uint8 {
-		if port, ok := theirs[rt.f.Node(sw).GUID][lft.LID(lid)]; ok {
-			return port
-		}
-		return lft.Drop
+	var psl, vls bytes.Buffer
+	if err := lft.WritePathSL(&psl, rt.tab, 2); err != nil {
+		t.Fatal(err)
 	}
-	rep, err := deadlock.Verify(p, 2)
+	if theirs, err = lft.ReadPathSL(&psl, "path-sl", theirs); err != nil {
+		t.Fatal(err)
+	}
+	if sl2vl == "" {
+		lft.WriteSL2VL(&vls, rt.tab)
+		sl2vl = vls.String()
+	}
+	if theirs, err = lft.ReadSL2VL(strings.NewReader(sl2vl), "sl2vl", theirs); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.Check(theirs, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

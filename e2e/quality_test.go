@@ -9,7 +9,8 @@ import (
 
 	"slimroute/analysis"
 	"slimroute/internal/ibsimtest"
-	"slimroute/layers"
+	"slimroute/lft"
+	"slimroute/pipeline"
 	"slimroute/slimfly"
 )
 
@@ -32,20 +33,20 @@ func TestLayersBeatDFSSSPOnDisjointPathsAndPermutationLoad(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer fh.Close()
-			theirs, err := analysis.ReadOpenSMLFTs(fh, "opensm-lfts.dump", f, 4)
+			theirs, err := lft.ReadOpenSMLFTs(fh, "opensm-lfts.dump", f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := layers.Compute(f, layers.Options{Layers: 4, Seed: 1})
+			ours, err := pipeline.Run(f, pipeline.Config{Layers: 4, Seed: 1, LMC: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := analysis.Options{Permutations: 50, Seed: 3}
+			opts := analysis.Options{Permutations: 50, Seed: 3, Layers: 4}
 			a, err := analysis.Analyze(theirs, opts)
 			if err != nil {
 				t.Fatalf("dfsssp tables: %v", err)
 			}
-			b, err := analysis.Analyze(analysis.FromRouting(r), opts)
+			b, err := analysis.Analyze(ours.Tables, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -68,6 +68,16 @@ func (r *Routing) SwitchID(s int) fabric.NodeID { return r.g.ids[s] }
 // routing order, then one per switch. The slice must not be modified.
 func (r *Routing) Dests() []Dest { return r.g.dests }
 
+// NumDests returns the number of destinations: endpoints and switches.
+func (r *Routing) NumDests() int { return len(r.g.dests) }
+
+// DestPort returns the port of destination d: a cabled HCA port, or a
+// switch's port 0.
+func (r *Routing) DestPort(d int) fabric.PortRef { return r.g.dests[d].Port }
+
+// DestSwitch returns the switch index destination d hangs off (or is).
+func (r *Routing) DestSwitch(d int) int { return r.g.dests[d].Switch }
+
 // NumEndpoints returns the number of endpoint destinations.
 func (r *Routing) NumEndpoints() int { return r.g.nEP }
 

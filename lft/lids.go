@@ -1,11 +1,16 @@
-// Package lft turns a layered routing and its VL assignment into what a
-// subnet manager programs: LIDs, linear forwarding tables (layer k at LID
-// offset k under LMC), path SLs and SL-to-VL tables, and writes them in
-// OpenSM's and ibdmchk's formats.
+// Package lft is the forwarding state a subnet manager programs: LIDs,
+// linear forwarding tables (layer k at LID offset k under LMC), path SLs
+// and SL-to-VL tables, as one value (Tables). Build makes it from a
+// layered routing and its VL assignment; one file per text format reads
+// and writes it: OpenSM's LFT dump (opensm.go), ibroute's output
+// (ibroute.go), slimroute's path-SL file (pathsl.go), the SL2VL file
+// (sl2vl.go), OpenSM's guid2lid cache (guid2lid.go) and ibdmchk's input
+// files (ibdmchk.go). It depends on package fabric alone.
 package lft
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 
 	"slimroute/fabric"
@@ -202,4 +207,30 @@ func (l *LIDs) Owner(lid LID) (PortLIDs, int, bool) {
 	}
 	p := l.Ports[l.byLID[lid]]
 	return p, int(lid - p.Base), true
+}
+
+// lidsFromSpans makes the LID plan of ports whose LIDs span the given
+// ranges (as read from tables): base the smallest, LMC the least that
+// covers the range. Ports come in AssignLIDs' order.
+func lidsFromSpans(f *fabric.Fabric, spans map[fabric.PortRef][2]LID) (*LIDs, error) {
+	switches, hcas := lidPorts(f)
+	l := &LIDs{}
+	for _, p := range append(switches, hcas...) {
+		s, ok := spans[p]
+		if !ok {
+			continue
+		}
+		lmc := uint8(bits.Len(uint(s[1] - s[0])))
+		if lmc > 7 {
+			return nil, fmt.Errorf("%s holds LIDs 0x%04x to 0x%04x: more than LMC 7 allows", f.PortString(p), s[0], s[1])
+		}
+		if s[0]&(LID(1)<<lmc-1) != 0 {
+			return nil, fmt.Errorf("%s holds LIDs 0x%04x to 0x%04x: not a range aligned to LMC %d", f.PortString(p), s[0], s[1], lmc)
+		}
+		if p.Port != 0 {
+			l.LMC = max(l.LMC, lmc)
+		}
+		l.Ports = append(l.Ports, PortLIDs{Port: p, Base: s[0], LMC: lmc})
+	}
+	return l, l.index()
 }

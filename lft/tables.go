@@ -1,201 +1,165 @@
 package lft
 
 import (
-	"fmt"
-	"sync"
+	"slices"
 
-	"slimroute/deadlock"
 	"slimroute/fabric"
-	"slimroute/layers"
 )
 
 // Drop is the LFT entry for "no route".
 const Drop = 0xFF
 
-// Tables are the forwarding state of a fabric: one LFT per switch, path SLs
-// and SL2VL tables.
+// Tables is the forwarding state a subnet manager programs into a fabric:
+// the LIDs, every switch's linear forwarding table, the path SL of every
+// (source port, destination LID), and every switch's SL-to-VL tables. It
+// is the one value for forwarding state in slimroute: Build makes it from
+// a routing, the readers make it from OpenSM's and the diagnostics' files,
+// the writers and the OpenSM plugin program it, and the verifier and the
+// analysis read it. A Tables value never changes once made; the methods
+// that return slices return copies.
 type Tables struct {
-	Fabric *fabric.Fabric
-	LIDs   *LIDs
-	// Unreachable lists LID-holding ports no switch can forward to (their
-	// only cable was avoided): their LIDs stay Drop everywhere.
-	Unreachable []fabric.PortRef
-	r           *layers.Routing
-	a           *deadlock.Assignment
-	lft         [][]uint8 // per switch index: LID -> egress port
-	dest        []int32   // per LID-holding port index: routing destination, -1 if none
-	attach      [][]int32 // per node, per port: switch index of the switch cabled to it, -1 if none
-	lidDest     []int32   // per LID: routing destination, -1 if none
-	lidLayer    []uint8   // per LID: the layer its offset selects
-	destSwitch  []int32   // per routing destination: the switch it hangs off (or is)
+	f        *fabric.Fabric
+	lids     *LIDs
+	switches []fabric.NodeID // in NodeID order
+	swIndex  []int32         // NodeID -> index in switches, -1 for an HCA
+	lft      [][]uint8       // per switch index: LID 0..Top -> egress port
+	// Path SLs come in rows, one per class of source ports that use the
+	// same SLs (slimroute: the HCA ports of one switch): slRow[i] is the
+	// row of lids.Ports[i], -1 for SL 0 to every LID.
+	slRow []int32
+	sl    [][]uint8 // per row: DLID 0..Top -> SL
+	// SL2VL tables come in classes of in ports: vlIn[s][in] is the class
+	// of in port in of switch s, and vl[s][class][out*16+sl] the VL.
+	vlIn [][]uint8
+	vl   [][][]uint8
 }
 
-// Build fills the forwarding tables: for every switch and every LID, the
-// port toward it; an endpoint's LID base+k follows layer k mod L, so with
-// LMC = log2(L) each LID offset is one layer. A switch's own LID goes to
-// port 0, an attached HCA's LIDs to the port facing it. Up to workers
-// goroutines fill the switches' tables (0 or 1: one); the tables are the
-// same for every value.
-func Build(r *layers.Routing, a *deadlock.Assignment, lids *LIDs, workers int) (*Tables, error) {
-	f := r.Fabric
-	if a == nil {
-		a = deadlock.None(r)
-	}
-	if a.Routing() != r {
-		return nil, fmt.Errorf("the VL assignment belongs to another routing")
-	}
-	t := &Tables{Fabric: f, LIDs: lids, r: r, a: a}
-	destOf := map[fabric.PortRef]int{}
-	for d, dest := range r.Dests() {
-		destOf[dest.Port] = d
-	}
-	t.dest = make([]int32, len(lids.Ports))
-	for i, p := range lids.Ports {
-		d, ok := destOf[p.Port]
-		if !ok {
-			t.dest[i] = -1
-			t.Unreachable = append(t.Unreachable, p.Port)
-			continue
+// Fabric returns the fabric the tables program.
+func (t *Tables) Fabric() *fabric.Fabric { return t.f }
+
+// LIDs returns the LID plan the tables are indexed by.
+func (t *Tables) LIDs() *LIDs { return t.lids }
+
+// Switches returns the switches in NodeID order.
+func (t *Tables) Switches() []fabric.NodeID { return slices.Clone(t.switches) }
+
+// SortedSwitches returns the switches in node GUID order: the order of
+// every file format.
+func (t *Tables) SortedSwitches() []fabric.NodeID {
+	sw := t.Switches()
+	slices.SortStableFunc(sw, func(a, b fabric.NodeID) int {
+		ga, gb := t.f.Node(a).GUID, t.f.Node(b).GUID
+		switch {
+		case ga < gb:
+			return -1
+		case ga > gb:
+			return 1
 		}
-		t.dest[i] = int32(d)
-	}
-	t.attach = make([][]int32, f.NumNodes())
-	for i := range t.attach {
-		n := f.Node(fabric.NodeID(i))
-		t.attach[i] = make([]int32, n.Ports+1)
-		for port := range t.attach[i] {
-			t.attach[i][port] = -1
-			if peer, ok := f.Peer(fabric.PortRef{Node: fabric.NodeID(i), Port: port}); ok {
-				t.attach[i][port] = int32(r.SwitchIndex(peer.Node))
-			}
-		}
-	}
-	S := r.NumSwitches()
-	L := r.NumLayers()
-	t.lidDest = make([]int32, int(lids.Top)+1)
-	t.lidLayer = make([]uint8, int(lids.Top)+1)
-	for i := range t.lidDest {
-		t.lidDest[i] = -1
-	}
-	for i, p := range lids.Ports {
-		for off := 0; off < 1<<p.LMC; off++ {
-			t.lidDest[int(p.Base)+off] = t.dest[i]
-			t.lidLayer[int(p.Base)+off] = uint8(off % L)
-		}
-	}
-	t.destSwitch = make([]int32, len(r.Dests()))
-	for d, dest := range r.Dests() {
-		t.destSwitch[d] = int32(dest.Switch)
-	}
-	t.lft = make([][]uint8, S)
-	// switches are independent: fill them in parallel
-	workers = max(1, min(workers, S))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := w; s < S; s += workers {
-				tab := make([]uint8, int(lids.Top)+1)
-				for i := range tab {
-					tab[i] = Drop
-				}
-				for i, p := range lids.Ports {
-					d := int(t.dest[i])
-					if d < 0 {
-						continue
-					}
-					for off := 0; off < 1<<p.LMC; off++ {
-						tab[int(p.Base)+off] = uint8(r.NextPort(off%L, s, d))
-					}
-				}
-				t.lft[s] = tab
-			}
-		}()
-	}
-	wg.Wait()
-	return t, nil
+		return 0
+	})
+	return sw
 }
 
-// Switches returns the switch NodeIDs in table order.
-func (t *Tables) Switches() []fabric.NodeID {
-	out := make([]fabric.NodeID, t.r.NumSwitches())
-	for s := range out {
-		out[s] = t.r.SwitchID(s)
+// switchIndex returns the index of switch sw, or -1.
+func (t *Tables) switchIndex(sw fabric.NodeID) int {
+	if sw < 0 || int(sw) >= len(t.swIndex) {
+		return -1
 	}
-	return out
+	return int(t.swIndex[sw])
 }
 
-// Port returns the egress port of switch sw toward lid, or Drop.
+// Port returns the egress port of switch sw toward lid (0: the switch
+// itself), or Drop.
 func (t *Tables) Port(sw fabric.NodeID, lid LID) uint8 {
-	s := t.r.SwitchIndex(sw)
+	s := t.switchIndex(sw)
 	if s < 0 || int(lid) >= len(t.lft[s]) {
 		return Drop
 	}
 	return t.lft[s][lid]
 }
 
-// LFT returns switch sw's table indexed by LID. It must not be modified.
-func (t *Tables) LFT(sw fabric.NodeID) []uint8 { return t.lft[t.r.SwitchIndex(sw)] }
+// LFT returns a copy of switch sw's table, indexed by LID 0..Top.
+func (t *Tables) LFT(sw fabric.NodeID) []uint8 {
+	s := t.switchIndex(sw)
+	if s < 0 {
+		return nil
+	}
+	return slices.Clone(t.lft[s])
+}
 
-// PathSL returns the SL of packets from HCA port src to dlid; 0 when either
-// is unknown or both hang off the same switch.
+// PathSL returns the SL of packets from the LID-holding port src to dlid:
+// the SL the SA hands out for that path. It is the same from every LID of
+// src.
 func (t *Tables) PathSL(src fabric.PortRef, dlid LID) uint8 {
-	s := t.attachedTo(src)
-	if s < 0 || int(dlid) >= len(t.lidDest) {
+	i, ok := t.lids.byPort[src]
+	if !ok {
 		return 0
 	}
-	return t.slFrom(s, dlid)
+	return t.rowSL(t.slRow[i], dlid)
 }
 
-// slFrom is the SL from the HCA ports of switch index s to dlid (≤ Top).
-func (t *Tables) slFrom(s int, dlid LID) uint8 {
-	d := t.lidDest[dlid]
-	if d < 0 || int(t.destSwitch[d]) == s {
+func (t *Tables) rowSL(row int32, dlid LID) uint8 {
+	if row < 0 || int(dlid) >= len(t.sl[row]) {
 		return 0
 	}
-	return t.a.SL(int(t.lidLayer[dlid]), s, int(d))
+	return t.sl[row][dlid]
 }
 
-// appendPathSLs appends, as hex digits, the SL from the HCA ports of
-// switch index s to every LID 1..Top: PathSL for each, in one pass.
-func (t *Tables) appendPathSLs(buf []byte, s int) []byte {
-	for lid := LID(1); lid <= t.LIDs.Top; lid++ {
-		buf = append(buf, hexDigit(int(t.slFrom(s, lid))))
-	}
-	return buf
-}
-
-// attachedTo returns the switch index of the switch cabled to port p, or -1.
-func (t *Tables) attachedTo(p fabric.PortRef) int {
-	if p.Node < 0 || int(p.Node) >= len(t.attach) || p.Port < 0 || p.Port >= len(t.attach[p.Node]) {
+// SLClass returns the path-SL class of the LID-holding port src: ports of
+// one class have equal SLs to every DLID. -1 for a port that is not in
+// the LID plan.
+func (t *Tables) SLClass(src fabric.PortRef) int {
+	i, ok := t.lids.byPort[src]
+	if !ok {
 		return -1
 	}
-	return int(t.attach[p.Node][p.Port])
+	return int(t.slRow[i])
 }
 
-// SL2VL returns the VL switch sw puts a packet on from port in to port out
-// with service level sl.
+// ClassSL returns the path SL of the ports of path-SL class class (see
+// SLClass) to dlid.
+func (t *Tables) ClassSL(class int, dlid LID) uint8 { return t.rowSL(int32(class), dlid) }
+
+// SL2VL returns the VL switch sw puts a packet on that arrived on port in
+// (0: from the switch itself) and leaves on port out with service level
+// sl: its SL-to-VL table.
 func (t *Tables) SL2VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
-	return t.a.VL(sw, in, out, sl)
+	s := t.switchIndex(sw)
+	if s < 0 || in < 0 || in >= len(t.vlIn[s]) || out < 0 || sl > 15 {
+		return 0
+	}
+	row := t.vl[s][t.vlIn[s][in]]
+	if out*16+int(sl) >= len(row) {
+		return 0
+	}
+	return row[out*16+int(sl)]
 }
 
-// Assignment returns the VL assignment the tables carry.
-func (t *Tables) Assignment() *deadlock.Assignment { return t.a }
+// SL2VLClass returns the class of in port in of switch sw: in ports of
+// one class have the same SL-to-VL table toward every out port.
+func (t *Tables) SL2VLClass(sw fabric.NodeID, in int) int {
+	s := t.switchIndex(sw)
+	if s < 0 || in < 0 || in >= len(t.vlIn[s]) {
+		return -1
+	}
+	return int(t.vlIn[s][in])
+}
 
-// Program returns the tables as the deadlock verifier reads them.
-func (t *Tables) Program() deadlock.Program {
-	var ports []deadlock.PortLIDs
-	for _, p := range t.LIDs.Ports {
-		ports = append(ports, deadlock.PortLIDs{Port: p.Port, Base: uint16(p.Base), LMC: p.LMC})
+// Unreachable lists the LID-holding ports that no switch forwards their
+// base LID to (an HCA whose only cable was avoided, say), in LID order.
+func (t *Tables) Unreachable() []fabric.PortRef {
+	var out []fabric.PortRef
+	for _, p := range t.lids.Ports {
+		reached := false
+		for s := range t.lft {
+			if t.lft[s][p.Base] != Drop {
+				reached = true
+				break
+			}
+		}
+		if !reached {
+			out = append(out, p.Port)
+		}
 	}
-	return deadlock.Program{
-		Fabric: t.Fabric,
-		LIDs:   ports,
-		LFT:    func(sw fabric.NodeID, lid uint16) uint8 { return t.Port(sw, LID(lid)) },
-		SL:     func(src fabric.PortRef, slid, dlid uint16) uint8 { return t.PathSL(src, LID(dlid)) },
-		SL2VL:  t.SL2VL,
-		// PathSL depends on the source only through its switch
-		SLKey: t.attachedTo,
-	}
+	return out
 }

@@ -53,6 +53,7 @@ func BenchmarkRunLayers(b *testing.B) {
 }
 
 func benchRun(b *testing.B, f *fabric.Fabric, c Config) {
+	c.Clock = time.Now
 	stages := map[string]time.Duration{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -1,5 +1,6 @@
 // Package pipeline is slimroute's routing pipeline in one function:
-// fabric → layers → VL assignment → LIDs and forwarding tables → verifier.
+// fabric → layers → VL assignment → LIDs and forwarding tables (one
+// lft.Tables value) → verifier.
 // The CLI and the OpenSM plugin both call Run, so they program the same
 // tables for the same fabric and settings.
 package pipeline
@@ -14,6 +15,7 @@ import (
 	"slimroute/internal/tomlfile"
 	"slimroute/layers"
 	"slimroute/lft"
+	"slimroute/verify"
 )
 
 // Config holds the settings of a routing run. The TOML keys are those the
@@ -47,7 +49,7 @@ type Result struct {
 	Assignment *deadlock.Assignment
 	LIDs       *lft.LIDs
 	Tables     *lft.Tables
-	Verify     *deadlock.Report
+	Verify     *verify.Report
 	// Stages holds the wall time of each stage, in order: lids, layers,
 	// vls, tables, verify.
 	Stages []Stage
@@ -103,12 +105,12 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("vls")
-	res.Tables, err = lft.Build(r, res.Assignment, res.LIDs, c.Workers)
+	res.Tables, err = lft.Build(f, res.LIDs, r, res.Assignment, c.Workers)
 	if err != nil {
 		return nil, err
 	}
 	lap("tables")
-	res.Verify, err = deadlock.Verify(res.Tables.Program(), c.Workers)
+	res.Verify, err = verify.Check(res.Tables, c.Workers)
 	lap("verify")
 	res.Stages = stages.list
 	if err != nil {

@@ -6,14 +6,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"slimroute/analysis"
+	"slimroute/fabric"
 	"slimroute/internal/atomicfile"
 	"slimroute/layers"
+	"slimroute/lft"
 )
 
 func analyzeCommand() *cli.Command {
@@ -46,7 +49,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var tab analysis.Tables
+			var tab *lft.Tables
 			var stats []layers.LayerStats
 			engine := "slimroute layers"
 			if path := c.String("lfts"); path != "" {
@@ -55,7 +58,7 @@ Examples:
 					return err
 				}
 				defer fh.Close()
-				if tab, err = analysis.ReadOpenSMLFTs(fh, path, f, c.Int("lft-layers")); err != nil {
+				if tab, err = lft.ReadOpenSMLFTs(fh, path, f); err != nil {
 					return err
 				}
 				engine = "tables from " + path
@@ -64,10 +67,13 @@ Examples:
 				if err != nil {
 					return err
 				}
-				tab, stats = analysis.FromRouting(r), r.Stats
+				if tab, err = programLayers(f, r); err != nil {
+					return err
+				}
+				stats = r.Stats
 				engine += fmt.Sprintf(" (%s in layers ≥ 1)", r.Bounds)
 			}
-			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed")})
+			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed"), Layers: c.Int("lft-layers")})
 			if err != nil {
 				return err
 			}
@@ -95,6 +101,16 @@ Examples:
 			return printReport(c.App.Writer, engine, rep, stats)
 		},
 	}
+}
+
+// programLayers programs a routing's forwarding tables (LMC log2 of its
+// layers, VLs not needed) for the analysis.
+func programLayers(f *fabric.Fabric, r *layers.Routing) (*lft.Tables, error) {
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: layers.LMC(r.NumLayers())})
+	if err != nil {
+		return nil, err
+	}
+	return lft.Build(f, lids, r, nil, runtime.GOMAXPROCS(0))
 }
 
 func writeCharts(dir string, rep *analysis.Report, engine string) error {

@@ -78,7 +78,7 @@ Example:
 				return err
 			}
 			printRoute(c.App.Writer, res, sum, rdir)
-			rep, err := analysis.Analyze(analysis.FromRouting(res.Routing), analysis.Options{Permutations: 100, Seed: 1})
+			rep, err := analysis.Analyze(res.Tables, analysis.Options{Permutations: 100, Seed: 1})
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sort"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,13 +50,9 @@ SMPs an SM at --sm would send: one per switch and 64-LID block.
 
 Example:
    slimroute export --slimfly 5 --format pcap -o lfts.pcap && tshark -r lfts.pcap`,
-		Flags: append(sourceFlags(),
+		Flags: append(append(sourceFlags(), pipelineFlags()...),
 			&cli.StringFlag{Name: "format", Value: "pcap", Usage: "pcap"},
 			&cli.StringFlag{Name: "sm", Usage: "`NODE` the SM runs on (default: the first switch)"},
-			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4},
-			&cli.StringFlag{Name: "deadlock", Value: "hops"},
-			&cli.IntFlag{Name: "vls", Value: 8},
-			&cli.Uint64Flag{Name: "seed", Value: 1},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`FILE` to write"},
 		),
 		Action: func(c *cli.Context) error {
@@ -68,7 +63,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			res, err := pipeline.Run(f, pipeline.Config{Layers: c.Int("layers"), Deadlock: c.String("deadlock"), VLs: c.Int("vls"), Seed: c.Uint64("seed"), LMC: -1, Workers: runtime.GOMAXPROCS(0)})
+			res, err := pipeline.Run(f, pipelineConfig(c))
 			if err != nil {
 				return err
 			}
@@ -96,13 +91,18 @@ func lftCommand() *cli.Command {
 			Name:  "from-pcap",
 			Usage: "read the LFTs that a capture of SubnSet(LinearForwardingTable) SMPs programs",
 			Description: `Follows each directed-route SMP from the SM's node (--sm) through the fabric to the switch
-it programs and prints the resulting tables in OpenSM's LFT file layout.
+it programs and prints the resulting tables in OpenSM's LFT file layout. The LIDs are
+assigned as route assigns them (--lmc, --lft-cap, --lids-from-fabric): give the settings
+the packets were made with.
 
 Example:
    slimroute lft from-pcap --slimfly 5 lfts.pcap > lfts.txt`,
 			ArgsUsage: "FILE.pcap",
 			Flags: append(sourceFlags(),
 				&cli.StringFlag{Name: "sm", Usage: "`NODE` the SM ran on (default: the first switch)"},
+				&cli.IntFlag{Name: "lmc", Value: 2, Usage: "LMC of the HCA ports when the packets were made (route's default for 4 layers: 2)"},
+				&cli.IntFlag{Name: "lft-cap", Usage: "LFT capacity (LinearFDBCap) of the smallest switch; 0: the full unicast LID space"},
+				&cli.BoolFlag{Name: "lids-from-fabric", Usage: "use the LIDs recorded in --fabric instead of assigning"},
 			),
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
@@ -118,42 +118,16 @@ Example:
 					return err
 				}
 				defer fh.Close()
-				d, err := mad.ReadLFTs(fh, path, f, sm)
+				lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: c.Int("lmc"), LFTCap: c.Int("lft-cap"), FromFabric: c.Bool("lids-from-fabric")})
 				if err != nil {
 					return err
 				}
-				return writeDump(c.App.Writer, f, d)
+				t, err := mad.ReadLFTs(fh, path, f, sm, lids)
+				if err != nil {
+					return err
+				}
+				return lft.WriteOpenSMLFTs(c.App.Writer, t, runtime.GOMAXPROCS(0))
 			},
 		}},
 	}
-}
-
-// writeDump prints tables in the LFT file layout OpenSM's file engine reads.
-func writeDump(w io.Writer, f *fabric.Fabric, d lft.Dump) error {
-	guids := make([]fabric.GUID, 0, len(d))
-	for g := range d {
-		guids = append(guids, g)
-	}
-	sort.Slice(guids, func(i, j int) bool { return guids[i] < guids[j] })
-	for _, g := range guids {
-		name := ""
-		if id, ok := f.NodeByGUID(g); ok {
-			name = f.Node(id).Name
-		}
-		lids := make([]int, 0, len(d[g]))
-		for l := range d[g] {
-			lids = append(lids, int(l))
-		}
-		sort.Ints(lids)
-		top := 0
-		if len(lids) > 0 {
-			top = lids[len(lids)-1]
-		}
-		fmt.Fprintf(w, "Unicast lids [0-%d] of switch guid %s ('%s'):\n", top, g, name)
-		for _, l := range lids {
-			fmt.Fprintf(w, "0x%04x %03d\n", l, d[g][lft.LID(l)])
-		}
-		fmt.Fprintf(w, "%d lids dumped\n", len(lids))
-	}
-	return nil
 }

@@ -13,12 +13,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"slimroute/deadlock"
 	"slimroute/fabric"
 	"slimroute/internal/atomicfile"
 	"slimroute/layers"
 	"slimroute/lft"
 	"slimroute/pipeline"
+	"slimroute/verify"
 )
 
 // routeSummary is summary.json: everything in it depends only on the input.
@@ -41,9 +41,9 @@ type routeSummary struct {
 		Ports int `json:"ports"`
 		Top   int `json:"top_lid"`
 	} `json:"lids"`
-	Verify      *deadlock.Report `json:"verify"`
-	Unreachable []string         `json:"unreachable,omitempty"`
-	Files       []string         `json:"files"`
+	Verify      *verify.Report `json:"verify"`
+	Unreachable []string       `json:"unreachable,omitempty"`
+	Files       []string       `json:"files"`
 }
 
 func routeCommand() *cli.Command {
@@ -65,20 +65,9 @@ and only then writes, atomically, into DIR:
 Examples:
    slimroute route --slimfly 5 --layers 4 --deadlock hops -o out/route
    slimroute route --fabric ibnetdiscover.out --lids-from-fabric --deadlock dfsssp --vls 4 -o out/`,
-		Flags: append(sourceFlags(),
-			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4, Usage: "layers (LID offsets), a power of two"},
-			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1"},
-			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "tie-breaking seed"},
-			treesFlag(),
-			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, auto (hops where it applies, else dfsssp), or none (only if the verifier finds no cycle)"},
-			&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer"},
-			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
-			&cli.IntFlag{Name: "lmc", Value: -1, Usage: "LMC of the HCA ports (default log2(layers))"},
-			&cli.IntFlag{Name: "lft-cap", Usage: "LFT capacity (LinearFDBCap) of the smallest switch; 0: the full unicast LID space"},
+		Flags: append(append(sourceFlags(), pipelineFlags()...),
 			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
-			&cli.BoolFlag{Name: "lids-from-fabric", Usage: "use the LIDs recorded in --fabric (ibnetdiscover after an SM ran) instead of assigning"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 		),
 		Action: func(c *cli.Context) error {
@@ -100,12 +89,9 @@ Examples:
 				return err
 			}
 			lap("load_ms")
-			res, err := pipeline.Run(f, pipeline.Config{
-				Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees"),
-				Deadlock: c.String("deadlock"), VLs: c.Int("vls"), BestEffort: c.Bool("best-effort"),
-				LMC: c.Int("lmc"), LFTCap: c.Int("lft-cap"), LIDsFromFabric: c.Bool("lids-from-fabric"),
-				Workers: runtime.GOMAXPROCS(0), Clock: time.Now,
-			})
+			cfg := pipelineConfig(c)
+			cfg.Clock = time.Now
+			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
 			}
@@ -144,7 +130,7 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 	sum.Deadlock.Packing, sum.Deadlock.RoutesOnCycle = a.Packing, a.RoutesOnCycle
 	sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC), len(lids.Ports), int(lids.Top)
 	sum.Verify = rep
-	for _, p := range tab.Unreachable {
+	for _, p := range tab.Unreachable() {
 		sum.Unreachable = append(sum.Unreachable, f.PortString(p))
 	}
 	files := []struct {

@@ -50,7 +50,7 @@ func DirectedRoutes(f *fabric.Fabric, sm fabric.NodeID) (map[fabric.NodeID][]uin
 // fabric from the SM at node sm: one per switch and 64-LID block up to the
 // highest LID, switches in GUID order. It returns the number of packets.
 func WriteLFTs(w io.Writer, t *lft.Tables, sm fabric.NodeID) (int, error) {
-	f := t.Fabric
+	f := t.Fabric()
 	routes, err := DirectedRoutes(f, sm)
 	if err != nil {
 		return 0, err
@@ -94,13 +94,14 @@ func WriteLFTs(w io.Writer, t *lft.Tables, sm fabric.NodeID) (int, error) {
 
 // ReadLFTs reads a pcap file of directed-route LinearForwardingTable SMPs
 // sent from the SM at node sm, follows each packet's initial path through
-// f to the switch it programs, and returns the tables they set.
-func ReadLFTs(r io.Reader, file string, f *fabric.Fabric, sm fabric.NodeID) (lft.Dump, error) {
+// f to the switch it programs, and returns the tables they set under the
+// LID plan lids (the one the SM used); path SLs and SL2VL tables are 0.
+func ReadLFTs(r io.Reader, file string, f *fabric.Fabric, sm fabric.NodeID, lids *lft.LIDs) (*lft.Tables, error) {
 	pkts, err := ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	d := lft.Dump{}
+	b := lft.NewBuilder(f, lids)
 	for i, pkt := range pkts {
 		_, _, _, smp, err := Decode(pkt)
 		if err != nil {
@@ -121,16 +122,20 @@ func ReadLFTs(r io.Reader, file string, f *fabric.Fabric, sm fabric.NodeID) (lft
 		if n.Kind != fabric.Switch {
 			return nil, fmt.Errorf("%s: packet %d: its directed route ends at %s, not a switch", file, i+1, n.Name)
 		}
-		tab := d[n.GUID]
-		if tab == nil {
-			tab = map[lft.LID]uint8{}
-			d[n.GUID] = tab
-		}
+		tab := b.LFT(at)
 		for j, port := range smp.Data {
-			if lid := int(smp.AttrMod)*64 + j; port != lft.Drop && lid <= int(lft.MaxUnicastLID) {
-				tab[lft.LID(lid)] = port
+			lid := int(smp.AttrMod)*64 + j
+			if port == lft.Drop || lid > int(lft.MaxUnicastLID) {
+				continue
 			}
+			if lid >= len(tab) {
+				return nil, fmt.Errorf("%s: packet %d: %s gets an entry for LID 0x%04x, beyond the LID plan's top 0x%04x: were the packets made with another LMC?", file, i+1, n.Name, lid, len(tab)-1)
+			}
+			if int(port) > n.Ports {
+				return nil, fmt.Errorf("%s: packet %d: %s gets port %d for LID 0x%04x; it has ports 1..%d", file, i+1, n.Name, port, lid, n.Ports)
+			}
+			tab[lid] = port
 		}
 	}
-	return d, nil
+	return b.Tables(), nil
 }

@@ -1,4 +1,4 @@
-package deadlock
+package verify
 
 import "sort"
 

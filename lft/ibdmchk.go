@@ -45,12 +45,12 @@ const virtualPrefix = 0xEE << 56
 
 // NewIBDMView builds the view of t.
 func NewIBDMView(t *Tables) (*IBDMView, error) {
-	f := t.Fabric
+	f := t.f
 	v := &IBDMView{t: t, ports: map[fabric.NodeID]int{}, byPort: map[fabric.PortRef]int{}}
 	for _, sw := range t.Switches() {
 		v.ports[sw] = f.Node(sw).Ports
 	}
-	for i, p := range t.LIDs.Ports {
+	for i, p := range t.lids.Ports {
 		if p.Port.Port == 0 {
 			continue
 		}
@@ -90,10 +90,10 @@ func (v *IBDMView) realPort(sw fabric.NodeID, p int) int {
 // line per cabled port, from each end.
 func (v *IBDMView) WriteSubnetList(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	f := v.t.Fabric
+	f := v.t.f
 	swEnd := func(sw fabric.NodeID, port int) string {
 		n := f.Node(sw)
-		own, _ := v.t.LIDs.Of(fabric.PortRef{Node: sw})
+		own, _ := v.t.lids.Of(fabric.PortRef{Node: sw})
 		return fmt.Sprintf("{ SW Ports:%02X SystemGUID:%016x NodeGUID:%016x PortGUID:%016x VenID:000000 DevID:0000 Rev:000000A1 {%s} LID:%04X PN:%02X }",
 			v.ports[sw], uint64(n.GUID), uint64(n.GUID), uint64(n.GUID), n.Name, own.Base, port)
 	}
@@ -106,7 +106,7 @@ func (v *IBDMView) WriteSubnetList(w io.Writer) error {
 			node, node, uint64(h.guid), h.name, h.lid, 1)
 	}
 	const link = " PHY=4x LOG=ACT SPD=2.5\n"
-	for _, sw := range v.t.sortedSwitches() {
+	for _, sw := range v.t.SortedSwitches() {
 		for p := 1; p <= f.Node(sw).Ports; p++ {
 			peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: p})
 			if !ok || f.Node(peer.Node).Kind != fabric.Switch {
@@ -127,7 +127,7 @@ func (v *IBDMView) WriteSubnetList(w io.Writer) error {
 func (v *IBDMView) WriteFDBs(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	t := v.t
-	f := t.Fabric
+	f := t.f
 	viewPort := map[LID]int{} // LIDs of virtual HCAs leave their switch on a view port
 	for _, h := range v.vhca {
 		viewPort[h.lid] = h.swPort
@@ -153,9 +153,9 @@ func (v *IBDMView) WriteFDBs(w io.Writer) error {
 		hops[k] = h
 		return h
 	}
-	for _, sw := range t.sortedSwitches() {
+	for _, sw := range t.SortedSwitches() {
 		fmt.Fprintf(bw, "dump_ucast_routes: Switch 0x%016x\nLID    : Port : Hops : Optimal\n", uint64(f.Node(sw).GUID))
-		for lid := LID(1); lid <= t.LIDs.Top; lid++ {
+		for lid := LID(1); lid <= t.lids.Top; lid++ {
 			out := int(t.Port(sw, lid))
 			if out == Drop {
 				continue
@@ -179,10 +179,10 @@ func (v *IBDMView) WritePathSL(w io.Writer) error {
 	for _, h := range v.vhca {
 		node := h.guid
 		if !h.virtual {
-			node = t.Fabric.Node(h.real.Node).GUID
+			node = t.f.Node(h.real.Node).GUID
 		}
-		for lid := LID(1); lid <= t.LIDs.Top; lid++ {
-			if _, _, ok := t.LIDs.Owner(lid); ok {
+		for lid := LID(1); lid <= t.lids.Top; lid++ {
+			if _, _, ok := t.lids.Owner(lid); ok {
 				fmt.Fprintf(bw, "0x%016x %d %d\n", uint64(node), lid, t.PathSL(h.real, lid))
 			}
 		}
@@ -195,8 +195,8 @@ func (v *IBDMView) WritePathSL(w io.Writer) error {
 func (v *IBDMView) WriteSL2VL(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	t := v.t
-	f := t.Fabric
-	for _, sw := range t.sortedSwitches() {
+	f := t.f
+	for _, sw := range t.SortedSwitches() {
 		cabled := func(p int) bool {
 			if _, ok := v.byPort[fabric.PortRef{Node: sw, Port: p}]; ok {
 				return true

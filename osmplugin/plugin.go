@@ -37,12 +37,8 @@ import (
 
 // state is one finished computation; it is replaced whole, never edited.
 type state struct {
-	res    *pipeline.Result
-	f      *fabric.Fabric
-	sw     map[fabric.GUID]fabric.NodeID
-	hca    map[fabric.GUID]bool
-	scheme string
-	vls    int
+	res   *pipeline.Result
+	nodes map[fabric.GUID]fabric.NodeID
 }
 
 var (
@@ -50,14 +46,20 @@ var (
 	current *state
 )
 
-func errOut(buf *C.char, n C.int, err error) C.int {
-	msg := []byte(err.Error())
+// writeMsg copies text into the C buffer buf of n bytes, cut to fit and
+// NUL-terminated.
+func writeMsg(buf *C.char, n C.int, text string) {
+	msg := []byte(text)
 	if len(msg) >= int(n) {
 		msg = msg[:int(n)-1]
 	}
 	dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n))
 	copy(dst, msg)
 	dst[len(msg)] = 0
+}
+
+func errOut(buf *C.char, n C.int, err error) C.int {
+	writeMsg(buf, n, err.Error())
 	return -1
 }
 
@@ -96,23 +98,22 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msg
 	if err != nil {
 		return errOut(msg, msgLen, err)
 	}
-	st := &state{res: res, f: f, sw: map[fabric.GUID]fabric.NodeID{}, hca: map[fabric.GUID]bool{}, scheme: string(res.Assignment.Scheme), vls: res.Assignment.VLs}
-	for i := range f.Nodes() {
-		n := f.Node(fabric.NodeID(i))
-		if n.Kind == fabric.Switch {
-			st.sw[n.GUID] = fabric.NodeID(i)
-		} else {
-			st.hca[n.GUID] = true
-		}
+	st := &state{res: res, nodes: map[fabric.GUID]fabric.NodeID{}}
+	for i := range f.NumNodes() {
+		st.nodes[f.Node(fabric.NodeID(i)).GUID] = fabric.NodeID(i)
 	}
 	mu.Lock()
 	current = st
 	mu.Unlock()
-	a := res.Assignment
-	summary := fmt.Errorf("slimroute: %d switches, %d LID-holding ports, %d layers (%s), deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
-		len(st.sw), len(res.LIDs.Ports), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
-	errOut(msg, msgLen, summary)
+	writeMsg(msg, msgLen, summary(res))
 	return 0
+}
+
+// summary is the line OpenSM logs after a successful computation.
+func summary(res *pipeline.Result) string {
+	a := res.Assignment
+	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s), deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
+		res.Routing.NumSwitches(), len(res.LIDs.Ports), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
 }
 
 // slimrouteLFT copies the table of switch guid into lft (size entries,
@@ -127,11 +128,10 @@ func slimrouteLFT(guid C.uint64_t, out *C.uint8_t, size C.int) C.int {
 	if st == nil {
 		return -1
 	}
-	sw, ok := st.sw[fabric.GUID(guid)]
-	if !ok {
+	tab := st.res.Tables.LFT(st.nodes[fabric.GUID(guid)])
+	if tab == nil {
 		return -1
 	}
-	tab := st.res.Tables.LFT(sw)
 	dst := unsafe.Slice((*byte)(unsafe.Pointer(out)), int(size))
 	for i := range dst {
 		dst[i] = lft.Drop
@@ -156,9 +156,9 @@ func slimroutePathSL(slid, dlid C.uint16_t) C.uint8_t {
 	return C.uint8_t(st.res.Tables.PathSL(owner.Port, lft.LID(dlid)))
 }
 
-// slimrouteSL2VL returns the VL for (node guid, in port, out port, SL). An
-// HCA maps its SLs as the scheme's first hop does: identity for dfsssp, VL 0
-// otherwise.
+// slimrouteSL2VL returns the VL for (node guid, in port, out port, SL): a
+// switch's from the tables, an HCA's as the VL assignment maps the
+// scheme's first hop.
 //
 //export slimrouteSL2VL
 func slimrouteSL2VL(guid C.uint64_t, in, out, sl C.uint8_t) C.uint8_t {
@@ -168,13 +168,16 @@ func slimrouteSL2VL(guid C.uint64_t, in, out, sl C.uint8_t) C.uint8_t {
 	if st == nil {
 		return 0
 	}
-	if sw, ok := st.sw[fabric.GUID(guid)]; ok {
-		return C.uint8_t(st.res.Tables.SL2VL(sw, int(in), int(out), uint8(sl)))
+	id, ok := st.nodes[fabric.GUID(guid)]
+	switch {
+	case !ok:
+		return 0
+	case st.res.Routing.SwitchIndex(id) >= 0:
+		return C.uint8_t(st.res.Tables.SL2VL(id, int(in), int(out), uint8(sl)))
 	}
-	if st.scheme == "dfsssp" && int(sl) < st.vls {
-		return C.uint8_t(sl)
-	}
-	return 0
+	// an HCA's table is its egress: the route's first hop, as if from the
+	// HCA itself (in port 0)
+	return C.uint8_t(st.res.Assignment.VL(id, 0, int(out), uint8(sl)))
 }
 
 func main() {}
