@@ -17,8 +17,12 @@ const (
 	SchemeHops   Scheme = "hops"   // VL = hop index, for routes of ≤ 3 hops
 )
 
-// MaxSLs is the number of service levels InfiniBand has.
-const MaxSLs = 16
+// MaxSLs is the number of service levels InfiniBand has, MaxVLs the most
+// data VLs a switch can offer.
+const (
+	MaxSLs = 16
+	MaxVLs = 15
+)
 
 // Options configure the assigners.
 type Options struct {
@@ -58,10 +62,21 @@ type Assignment struct {
 	OnCycle []string
 	// RoutesOnCycle counts them (OnCycle lists at most 50).
 	RoutesOnCycle int
+	// LongRoutes counts, in the hops scheme, routes of more than three
+	// hops: four-hop routes use VL 3 as their fourth hop class, longer ones
+	// VLs of their own from VL 4 on.
+	LongRoutes int
 
-	r   *layers.Routing
-	sl  [][]uint8 // [layer][d*S + s]; layers ≥ 1 hold endpoints only
-	hca [][]bool  // per NodeID, per port: cabled to an HCA (for the hops SL2VL rule)
+	r  *layers.Routing
+	sl [][]uint8 // [layer][d*S + s]; layers ≥ 1 hold endpoints only
+	// hops scheme: fourHops: hop 3 of four-hop routes on VL 3 (the rule
+	// looks at the switch on the in port); SLs from longSL on carry routes
+	// of five hops or more, on VLs 4, 5, …
+	fourHops bool
+	longSL   int
+	longVLs  int
+	hca      [][]bool  // per NodeID, per port: cabled to an HCA (for the hops SL2VL rule)
+	peer     [][]int32 // per NodeID, per port: switch index cabled to it, -1 if none
 }
 
 func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
@@ -77,11 +92,17 @@ func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
 	}
 	f := r.Fabric
 	a.hca = make([][]bool, f.NumNodes())
+	a.peer = make([][]int32, f.NumNodes())
 	for i := range a.hca {
 		a.hca[i] = make([]bool, f.Node(fabric.NodeID(i)).Ports+1)
+		a.peer[i] = make([]int32, f.Node(fabric.NodeID(i)).Ports+1)
 		for port := range a.hca[i] {
 			peer, ok := f.Peer(fabric.PortRef{Node: fabric.NodeID(i), Port: port})
 			a.hca[i][port] = ok && f.Node(peer.Node).Kind == fabric.HCA
+			a.peer[i][port] = -1
+			if ok {
+				a.peer[i][port] = int32(r.SwitchIndex(peer.Node))
+			}
 		}
 	}
 	return a
@@ -111,12 +132,18 @@ func (a *Assignment) Routing() *layers.Routing { return a.r }
 func (a *Assignment) VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	switch a.Scheme {
 	case SchemeHops:
+		if a.longVLs > 0 && int(sl) >= a.longSL {
+			return uint8(4 + int(sl) - a.longSL) // five hops or more: one VL on every hop
+		}
 		if in == 0 || a.fromHCA(sw, in) {
 			return 0 // the route's first switch: hop 0
 		}
 		s := a.r.SwitchIndex(sw)
 		if int(sl) == a.Colors[s] {
 			return 1 // the route's second switch: its colour is in the SL
+		}
+		if p := a.peer[sw][in]; a.fourHops && (p < 0 || int(sl) != a.Colors[p]) {
+			return 3 // not fed by the second switch: the fourth
 		}
 		return 2
 	case SchemeDFSSSP:

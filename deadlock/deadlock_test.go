@@ -2,6 +2,8 @@ package deadlock_test
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -162,12 +164,30 @@ func TestClosNeedsOneVL(t *testing.T) {
 	}
 }
 
-func TestHopsSchemeRejectsLongRoutes(t *testing.T) {
-	f := ring(t, 10) // routes of up to 5 hops
+// TestHopsSchemeGivesLongRoutesVLsOfTheirOwn: a ring of 10 has routes of
+// up to 5 hops. They get VLs from 3 on, the verifier finds no cycle, and
+// with too few VLs the error names the number that works, which does.
+func TestHopsSchemeGivesLongRoutesVLsOfTheirOwn(t *testing.T) {
+	f := ring(t, 10)
 	r, _ := layers.Compute(f, layers.Options{Layers: 1})
-	_, err := deadlock.AssignHops(r, deadlock.Options{})
-	if err == nil || !strings.Contains(err.Error(), "at most 3 switch-to-switch hops") {
-		t.Fatalf("error %v", err)
+	a, err := deadlock.AssignHops(r, deadlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.LongRoutes == 0 || a.VLs <= 3 {
+		t.Fatalf("%d long routes on %d VLs", a.LongRoutes, a.VLs)
+	}
+	if rep := check(t, r, a); !rep.Acyclic() || rep.VLs != a.VLs {
+		t.Fatalf("verifier: %d VLs, cycle %s", rep.VLs, rep.CycleString())
+	}
+	_, err = deadlock.AssignHops(r, deadlock.Options{VLs: 3})
+	m := regexp.MustCompile(`allow (\d+) VLs \(--vls (\d+)\)`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil || m[1] != fmt.Sprint(a.VLs) {
+		t.Fatalf("three VLs: %v (want advice of %d VLs)", err, a.VLs)
+	}
+	vls, _ := strconv.Atoi(m[2])
+	if _, err := deadlock.AssignHops(r, deadlock.Options{VLs: vls}); err != nil {
+		t.Fatalf("following the advice (--vls %d): %v", vls, err)
 	}
 	f6 := ring(t, 6)
 	r6, _ := layers.Compute(f6, layers.Options{Layers: 1})

@@ -31,78 +31,181 @@ import (
 // HCA) adds no dependency between inter-switch channels. ∎
 //
 // The colouring only needs to separate the second and third switch of
-// routes that have a hop 2 (three-hop routes); it is found greedily, most constrained switch first
-// (DSatur, Brélaz 1979). Routes longer than three hops, more colours than
-// the 16 SLs, or fewer than the needed VLs are errors.
+// routes that have a hop 2 (three-hop routes); it is found greedily, most
+// constrained switch first (DSatur, Brélaz 1979).
+//
+// A fabric with failed cables or switches has a few longer routes (in a
+// girth-5 Slim Fly, the two ends of a failed cable are four hops apart).
+// When four-hop routes v0 → … → v4 exist, hop 3 gets VL 3: the colouring
+// also separates v1 from v3 of every four-hop route, and a switch that
+// receives from a switch and does not see its own colour in the SL looks
+// at the switch on its in port: if that one's colour is in the SL, it is
+// fed by the second switch and is the third (VL 2), else it is the fourth
+// (VL 3). On a route of up to three hops the third switch is fed by the
+// second, so it still takes VL 2; again hop i goes on VL i, and the proof
+// stands. (Without four-hop routes the rule stays as above, so the tables
+// of an intact fabric do not change.) Routes of five hops or more take
+// SLs above the colours and are packed first fit into VLs of their own
+// from VL 4 on, each VL's CDG kept acyclic (as AssignDFSSSP packs), one VL
+// per route on every hop: no dependency leaves such a VL. More SLs than 16
+// or more VLs than opts.VLs are errors that say how many would be needed.
 func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	S := r.NumSwitches()
-	// visit calls f with every route's length and second and third switch
-	// (-1 where the route is shorter) and fails on a route of more than 3
-	// hops
-	visit := func(f func(k, s, d, hops, v1, v2 int)) (longest int, err error) {
-		err = eachRoute(r, func(rt route) error {
-			k, s, d := int(rt.layer), int(rt.s), int(rt.d)
-			v := [4]int{s, -1, -1, -1}
-			hops := 0
-			for x := s; ; hops++ {
-				y := r.NextSwitch(k, x, d)
-				if y < 0 {
-					break
-				}
-				if hops == 3 {
-					path, err := r.Path(k, s, d)
-					if err != nil {
-						return err
-					}
-					return fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; use --deadlock dfsssp or bound the path length (--max-len 3)",
-						k, r.Fabric.Node(r.SwitchID(s)).Name, r.DestName(d), len(path)-1)
-				}
-				v[hops+1] = y
-				x = y
-			}
-			longest = max(longest, hops)
-			f(k, s, d, hops, v[1], v[2])
-			return nil
-		})
-		return longest, err
-	}
-	// only a route with a hop 2 needs its second and third switch told apart
-	conflict := make([]uint64, (S*S+63)/64)
-	longest, err := visit(func(k, s, d, hops, v1, v2 int) {
-		if hops == 3 {
-			conflict[(v1*S+v2)/64] |= 1 << ((v1*S + v2) % 64)
-			conflict[(v2*S+v1)/64] |= 1 << ((v2*S + v1) % 64)
-		}
-	})
+	rs, err := classify(r)
 	if err != nil {
 		return nil, err
+	}
+	S := r.NumSwitches()
+	// the second switch differs from the third (and on four-hop routes
+	// from the fourth): the only switches that must not mistake their hop
+	colors, n := dsatur(conflicts(S, []separate{{rs.three, [][2]int{{1, 2}}}, {rs.four, [][2]int{{1, 2}, {1, 3}}}}))
+	need := max(rs.longest, 1)
+	var longVL []uint8
+	nLong := 0
+	if len(rs.long) > 0 {
+		need = 4
+		if longVL, nLong, err = packLong(r, rs.long, opts.VLs-need, MaxSLs-n); err != nil {
+			return nil, err
+		}
+	}
+	need = min(need, 4)
+	if n+nLong > MaxSLs {
+		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing (%d switch colours, %d for routes of five hops or more), InfiniBand has %d; use --deadlock dfsssp", n+nLong, n, nLong, MaxSLs)
+	}
+	if need+nLong > opts.VLs {
+		return nil, fmt.Errorf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, rs.longest, opts.VLs, need+nLong, need+nLong)
+	}
+	a := newAssignment(r, SchemeHops)
+	a.Colors, a.fourHops = colors, len(rs.four) > 0 || len(rs.long) > 0
+	a.longSL, a.longVLs = n, nLong
+	for _, p := range append(rs.three, rs.four...) {
+		*a.slot(p.k, p.s, p.d) = uint8(colors[p.v[1]])
+	}
+	for i, p := range rs.long {
+		*a.slot(p.k, p.s, p.d) = uint8(n + int(longVL[i]))
+	}
+	copySharedSLs(a)
+	a.VLs, a.SLs, a.Needed = need+nLong, n+nLong, need+nLong
+	a.LongRoutes = len(rs.four) + len(rs.long)
+	return a, nil
+}
+
+// path is one route with its first switches: v[i] is the switch after i
+// hops (-1 past the end).
+type path struct {
+	k, s, d int
+	v       [5]int
+}
+
+// routeSet sorts the routes by length: up to three hops, four, more.
+type routeSet struct {
+	three, four, long []path
+	longest           int
+}
+
+func classify(r *layers.Routing) (routeSet, error) {
+	var rs routeSet
+	S := r.NumSwitches()
+	err := eachRoute(r, func(rt route) error {
+		p := path{k: int(rt.layer), s: int(rt.s), d: int(rt.d), v: [5]int{int(rt.s), -1, -1, -1, -1}}
+		hops := 0
+		for x := p.s; ; hops++ {
+			y := r.NextSwitch(p.k, x, p.d)
+			if y < 0 {
+				break
+			}
+			if hops > S {
+				return fmt.Errorf("layer %d: the route from %s to %s loops", p.k, r.Fabric.Node(r.SwitchID(p.s)).Name, r.DestName(p.d))
+			}
+			if hops < 4 {
+				p.v[hops+1] = y
+			}
+			x = y
+		}
+		rs.longest = max(rs.longest, hops)
+		switch {
+		case hops <= 3:
+			rs.three = append(rs.three, p)
+		case hops == 4:
+			rs.four = append(rs.four, p)
+		default:
+			rs.long = append(rs.long, p)
+		}
+		return nil
+	})
+	return rs, err
+}
+
+// separate asks that on every route of routes the switches v[a] and v[b]
+// get different colours, for each (a, b) of pairs, where the route has a
+// hop b (v[b] forwards the packet on to another switch).
+type separate struct {
+	routes []path
+	pairs  [][2]int
+}
+
+// conflicts builds the graph a colouring must respect, as sorted
+// adjacency lists over S switches.
+func conflicts(S int, rules []separate) [][]int32 {
+	bit := make([]uint64, (S*S+63)/64)
+	set := func(a, b int) { bit[(a*S+b)/64] |= 1 << ((a*S + b) % 64) }
+	for _, rule := range rules {
+		for _, p := range rule.routes {
+			for _, ab := range rule.pairs {
+				if x, y := p.v[ab[0]], p.v[ab[1]]; x >= 0 && y >= 0 && p.v[ab[1]+1] >= 0 {
+					set(x, y)
+					set(y, x)
+				}
+			}
+		}
 	}
 	adj := make([][]int32, S)
 	for a := 0; a < S; a++ {
 		for b := 0; b < S; b++ {
-			if conflict[(a*S+b)/64]&(1<<((a*S+b)%64)) != 0 {
+			if bit[(a*S+b)/64]&(1<<((a*S+b)%64)) != 0 {
 				adj[a] = append(adj[a], int32(b))
 			}
 		}
 	}
-	colors, n := dsatur(adj)
-	if n > MaxSLs {
-		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing, InfiniBand has %d; use --deadlock dfsssp", n, MaxSLs)
+	return adj
+}
+
+// packLong packs the routes of five hops or more first fit into at most
+// avail VLs (counted from 0) whose CDGs stay acyclic, and returns each
+// route's VL and the number of VLs used. When avail is not enough it
+// fails with the number of VLs the routes need, or, when they need more
+// than the slsLeft SLs the colours leave, says that the scheme cannot.
+func packLong(r *layers.Routing, long []path, avail, slsLeft int) ([]uint8, int, error) {
+	routes := make([]route, len(long))
+	off := make([]int32, len(long)+1)
+	var chans []int32
+	var buf []int
+	for i, p := range long {
+		routes[i] = route{s: int32(p.s), d: int32(p.d), layer: int16(p.k)}
+		var err error
+		if buf, err = r.PathChannels(p.k, p.s, p.d, buf); err != nil {
+			return nil, 0, err
+		}
+		for _, c := range buf {
+			chans = append(chans, int32(c))
+		}
+		off[i+1] = int32(len(chans))
 	}
-	need := max(longest, 1)
-	if need > opts.VLs {
-		return nil, fmt.Errorf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow more VLs (--vls) or use --deadlock dfsssp", need, longest, opts.VLs)
+	if avail >= 1 {
+		if vl, failed := packFirstFit(routes, off, chans, r.NumChannels(), avail); len(failed) == 0 {
+			return vl, vlsUsed(vl), nil
+		}
 	}
-	a := newAssignment(r, SchemeHops)
-	a.Colors = colors
-	visit(func(k, s, d, hops, v1, v2 int) { *a.slot(k, s, d) = uint8(colors[v1]) })
-	copySharedSLs(a)
-	a.VLs, a.SLs, a.Needed = need, n, need
-	return a, nil
+	msg := fmt.Sprintf("%d routes have five or more switch-to-switch hops (the fabric lost cables or switches)", len(long))
+	most := MaxVLs - 4
+	if vl, failed := packFirstFit(routes, off, chans, r.NumChannels(), most); len(failed) == 0 && vlsUsed(vl) <= slsLeft {
+		need := 4 + vlsUsed(vl)
+		return nil, 0, fmt.Errorf("%s: the hop-indexed scheme needs %d VLs for them, %d are available; allow %d VLs (--vls %d) if the switches have them", msg, need, avail+4, need, need)
+	}
+	return nil, 0, fmt.Errorf("%s: they do not fit the VLs and SLs InfiniBand has beside the 4 hop classes; use --deadlock dfsssp", msg)
 }
 
 // dsatur colours the graph given by sorted adjacency lists: repeatedly the

@@ -21,7 +21,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	r := &Routing{Fabric: f, g: g, layers: opts.Layers, Unattached: g.unattached}
 	r.Bounds = Bounds{Min: opts.MinLen, Max: opts.MaxLen}
 	if opts.MinLen == 0 {
-		if diameter(g) == 2 {
+		if designedDiameter2(g) {
 			r.Bounds = Bounds{Min: 2, Max: 3}
 		} else {
 			r.Bounds = Bounds{PerPair: true}
@@ -52,13 +52,33 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	return r, nil
 }
 
-func diameter(g *graph) int {
+// designedDiameter2 tells whether the fabric was built with diameter 2 (a
+// Slim Fly, a two-level Clos): every pair of switches within two hops, or
+// — once some cables or switches have failed — at least DesignShare of
+// the pairs, the rest a little further. The length bounds of layers ≥ 1
+// follow the design, not the damaged diameter, so that a failed cable
+// changes the routes that crossed it and leaves the regime (2 to 3 hops,
+// three VLs) alone.
+func designedDiameter2(g *graph) bool {
 	S := len(g.adj)
 	dist, order := make([]int32, S), make([]int32, 0, S)
-	d := 0
+	far, d := 0, 0
 	for s := 0; s < S; s++ {
 		order = g.bfs(s, dist, order)
 		d = max(d, int(dist[order[len(order)-1]]))
+		for _, x := range order {
+			if dist[x] > 2 {
+				far++
+			}
+		}
 	}
-	return d
+	pairs := S * (S - 1)
+	return d == 2 || (d > 2 && pairs > 0 && float64(pairs-far) >= DesignShare*float64(pairs))
 }
+
+// DesignShare is the share of switch pairs within two hops from which a
+// fabric counts as designed with diameter 2 (see Options.MinLen). A Slim
+// Fly keeps well above it with 5 % of its cables or two switches failed;
+// a three-level fat tree, whose leaves are mostly four hops apart, is far
+// below.
+const DesignShare = 0.9

@@ -49,8 +49,10 @@ type Options struct {
 	// 0..7). Zero means 4.
 	Layers int
 	// MinLen and MaxLen bound the switch-to-switch hops of the paths of
-	// layers ≥ 1. Zero means: 2 and 3 on a fabric of diameter 2 (Slim Fly),
-	// else per pair the minimal distance d and d+1.
+	// layers ≥ 1. Zero means: 2 and 3 on a fabric designed with diameter 2
+	// (Slim Fly, two-level Clos; also after failures leave a few pairs
+	// further apart, see DesignShare), else per pair the minimal distance d
+	// and d+1. A pair farther apart than the bounds gets its shortest path.
 	MinLen, MaxLen int
 	// AvoidLinks lists indices into fabric.Links of cables not to use
 	// (failed or drained).

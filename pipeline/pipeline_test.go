@@ -19,10 +19,12 @@ func TestParseConfigNamesUnknownKeys(t *testing.T) {
 	}
 }
 
-// On the girth-5 q=5 Slim Fly a failed cable leaves its ends 4 hops apart:
-// the hop-indexed scheme must refuse, and auto must fall back to DFSSSP,
-// still verified.
-func TestAutoFallsBackToDFSSSPAfterACableFails(t *testing.T) {
+// On the girth-5 q=5 Slim Fly a failed cable leaves its ends 4 hops apart.
+// The hop-indexed scheme gives those routes a fourth hop class (4 VLs) and
+// keeps the length bounds of the design; auto keeps the scheme; with only
+// 3 VLs neither scheme fits, and the error names the 4 VLs that do.
+// Every result is verified by Run.
+func TestACableFailureKeepsTheHopIndexedScheme(t *testing.T) {
 	f, _ := slimfly.Build(slimfly.Params{Q: 5})
 	sw, _ := f.NodeByName("sw-0-0-0")
 	li, _ := f.LinkAt(fabric.PortRef{Node: sw, Port: 5})
@@ -30,18 +32,21 @@ func TestAutoFallsBackToDFSSSPAfterACableFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(broken, Config{Deadlock: "hops", LMC: -1}); err == nil || !strings.Contains(err.Error(), "at most 3 switch-to-switch hops") {
-		t.Fatalf("hops on the broken fabric: %v", err)
+	for _, scheme := range []string{"hops", "auto"} {
+		res, err := Run(broken, Config{Deadlock: scheme, LMC: -1})
+		if err != nil {
+			t.Fatalf("%s: %v", scheme, err)
+		}
+		a := res.Assignment
+		if a.Scheme != deadlock.SchemeHops || a.VLs != 4 || a.LongRoutes == 0 || res.Routing.Bounds.String() != "2 to 3 hops" {
+			t.Fatalf("%s: scheme %s, %d VLs, %d long routes, bounds %s", scheme, a.Scheme, a.VLs, a.LongRoutes, res.Routing.Bounds)
+		}
 	}
-	res, err := Run(broken, Config{Deadlock: "auto", LMC: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Assignment.Scheme != deadlock.SchemeDFSSSP || !res.Verify.Acyclic() {
-		t.Fatalf("auto chose %s, acyclic %v", res.Assignment.Scheme, res.Verify.Acyclic())
+	if _, err := Run(broken, Config{Deadlock: "auto", VLs: 3, LMC: -1}); err == nil || !strings.Contains(err.Error(), "(--vls 4)") {
+		t.Fatalf("auto on 3 VLs: %v", err)
 	}
 	healthy, _ := Run(f, Config{Deadlock: "auto", LMC: -1})
-	if healthy.Assignment.Scheme != deadlock.SchemeHops {
-		t.Fatalf("auto on the healthy fabric chose %s", healthy.Assignment.Scheme)
+	if healthy.Assignment.Scheme != deadlock.SchemeHops || healthy.Assignment.VLs != 3 {
+		t.Fatalf("auto on the healthy fabric chose %s with %d VLs", healthy.Assignment.Scheme, healthy.Assignment.VLs)
 	}
 }

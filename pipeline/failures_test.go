@@ -1,0 +1,142 @@
+package pipeline
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/slimfly"
+)
+
+// failure is a generated fault set: switch-to-switch cables or whole
+// switches that are gone.
+type failure struct {
+	name     string
+	cables   int     // this many random inter-switch cables
+	share    float64 // or this share of them
+	switches int     // and this many random switches
+}
+
+var failureLevels = []failure{
+	{name: "1 cable", cables: 1}, {name: "2 cables", cables: 2}, {name: "5 cables", cables: 5},
+	{name: "10 cables", cables: 10}, {name: "5% of cables", share: 0.05},
+	{name: "1 switch", switches: 1}, {name: "2 switches", switches: 2},
+}
+
+// fail removes the failure's cables and switches from f, chosen by seed,
+// keeping the switches connected (a draw that disconnects them is drawn
+// again: a disconnected fabric is refused by name, tested elsewhere).
+func fail(t testing.TB, f *fabric.Fabric, fl failure, seed uint64) *fabric.Fabric {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0xfa11))
+	var inter []int
+	for i, l := range f.Links() {
+		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
+			inter = append(inter, i)
+		}
+	}
+	switches := f.IDsOf(fabric.Switch)
+	n := fl.cables + int(fl.share*float64(len(inter)))
+	for try := 0; try < 100; try++ {
+		perm := rng.Perm(len(inter))
+		var links []int
+		for _, i := range perm[:n] {
+			links = append(links, inter[i])
+		}
+		var nodes []fabric.NodeID
+		for _, i := range rng.Perm(len(switches))[:fl.switches] {
+			nodes = append(nodes, switches[i])
+		}
+		g, err := f.Without(nodes, links)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if connected(g) {
+			return g
+		}
+	}
+	t.Fatalf("%s: no draw keeps the switches connected", fl.name)
+	return nil
+}
+
+func interSwitchCables(f *fabric.Fabric) int {
+	n := 0
+	for _, l := range f.Links() {
+		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
+			n++
+		}
+	}
+	return n
+}
+
+// connected tells whether every switch reaches every other.
+func connected(f *fabric.Fabric) bool {
+	sw := f.IDsOf(fabric.Switch)
+	seen := map[fabric.NodeID]bool{sw[0]: true}
+	queue := []fabric.NodeID{sw[0]}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for p := 1; p <= f.Node(x).Ports; p++ {
+			if q, ok := f.Peer(fabric.PortRef{Node: x, Port: p}); ok && f.Node(q.Node).Kind == fabric.Switch && !seen[q.Node] {
+				seen[q.Node] = true
+				queue = append(queue, q.Node)
+			}
+		}
+	}
+	return len(seen) == len(sw)
+}
+
+// TestFailuresKeepFourVLs: on Slim Fly q=5 and q=7 with cables or switches
+// failed (seeded draws, every failure level), the default settings with 4
+// VLs route, and Run's verifier finds every LID reachable, no loop and no
+// credit loop, with the length bounds of the design (2 to 3 hops). Beyond
+// 5 % of the cables, 4 VLs may not do: then the error must name a number
+// of VLs, and routing with that many must work.
+func TestFailuresKeepFourVLs(t *testing.T) {
+	seeds := 3
+	if testing.Short() {
+		seeds = 1
+	}
+	for _, q := range []int{5, 7} {
+		intact, err := slimfly.Build(slimfly.Params{Q: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fl := range failureLevels {
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				t.Run(fmt.Sprintf("q=%d/%s/seed=%d", q, fl.name, seed), func(t *testing.T) {
+					f := fail(t, intact, fl, seed)
+					within5 := fl.share <= 0.05 && float64(fl.cables) <= 0.05*float64(interSwitchCables(intact))
+					for _, scheme := range []string{"hops", "auto"} {
+						vls := 4
+						res, err := Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
+						if err != nil && !within5 {
+							m := regexp.MustCompile(`allow (\d+) VLs \(--vls (\d+)\)`).FindStringSubmatch(err.Error())
+							if m == nil {
+								t.Fatalf("%s: an error without a number of VLs that works: %v", scheme, err)
+							}
+							vls, _ = strconv.Atoi(m[2])
+							t.Logf("%s: %v", scheme, err)
+							res, err = Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
+						}
+						if err != nil {
+							t.Fatalf("%s with %d VLs: %v", scheme, vls, err)
+						}
+						a := res.Assignment
+						if a.VLs > vls || res.Verify.VLs > vls || !res.Verify.Acyclic() {
+							t.Fatalf("%s: %d VLs (verifier %d), acyclic %v", scheme, a.VLs, res.Verify.VLs, res.Verify.Acyclic())
+						}
+						if within5 && (res.Routing.Bounds.PerPair || res.Routing.Bounds.Max != 3) {
+							t.Errorf("the bounds left the design: %s", res.Routing.Bounds)
+						}
+						t.Logf("%s: scheme %s, %d VLs, %d SLs, %d routes of more than 3 hops", scheme, a.Scheme, a.VLs, a.SLs, a.LongRoutes)
+					}
+				})
+			}
+		}
+	}
+}
