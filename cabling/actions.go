@@ -21,6 +21,7 @@ func (g *portGraph) repair(d difference) []step {
 	}
 	b := g.newBench(d)
 	if !b.applyAll(steps) || !g.restored(b, d) {
+		g.plainRepairs++
 		steps = g.plainRepair(d)
 		b = g.newBench(d)
 		b.applyAll(steps)

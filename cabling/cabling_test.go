@@ -64,59 +64,165 @@ func kinds(r *Report) string {
 	return strings.Join(k, ",")
 }
 
+func identified(r *Report, how string) int {
+	for _, m := range r.Identified {
+		if m.Method == how {
+			return m.Count
+		}
+	}
+	return -1
+}
+
 func TestCleanFabricHasNoFindings(t *testing.T) {
 	f := planned(t)
 	r := Verify(f, f)
-	if !r.Clean() || r.OK != len(f.Links()) || r.Matched != f.NumNodes() {
+	if !r.Clean() || r.AsPlanned != len(f.Links()) || identified(r, ByDescription) != f.NumNodes() {
 		t.Fatalf("%+v", r)
 	}
 }
 
+// actions lists a report's actions as "op node[port] node[port]", in
+// order; the ends of symmetric ops (all but move) in name order.
+func actions(r *Report) string {
+	var out []string
+	for _, f := range r.Findings {
+		for _, a := range f.Actions {
+			x, y := fmt.Sprintf("%s[%d]", a.A.Node, a.A.Port), fmt.Sprintf("%s[%d]", a.B.Node, a.B.Port)
+			if a.Op != OpMove && y < x {
+				x, y = y, x
+			}
+			out = append(out, a.Op+" "+x+" "+y)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// replay applies a report's actions to the cabling of found (whose nodes
+// carry their plan names) with the contract's semantics, failing on an
+// illegal step, and returns the cabling as "a[p]-b[q]" strings, sorted.
+func replay(t *testing.T, found *fabric.Fabric, r *Report) []string {
+	t.Helper()
+	peer := map[string]string{}
+	for _, l := range found.Links() {
+		a := fmt.Sprintf("%s[%d]", found.Node(l.A.Node).Name, l.A.Port)
+		b := fmt.Sprintf("%s[%d]", found.Node(l.B.Node).Name, l.B.Port)
+		peer[a], peer[b] = b, a
+	}
+	for _, f := range r.Findings {
+		for _, ac := range f.Actions {
+			a, b := fmt.Sprintf("%s[%d]", ac.A.Node, ac.A.Port), fmt.Sprintf("%s[%d]", ac.B.Node, ac.B.Port)
+			_, hasA := peer[a]
+			_, hasB := peer[b]
+			switch {
+			case ac.Op == OpExchange && hasA && hasB:
+				x, y := peer[a], peer[b]
+				peer[a], peer[y], peer[b], peer[x] = y, a, x, b
+			case ac.Op == OpMove && hasA && !hasB:
+				x := peer[a]
+				delete(peer, a)
+				peer[b], peer[x] = x, b
+			case ac.Op == OpConnect && !hasA && !hasB:
+				peer[a], peer[b] = b, a
+			case (ac.Op == OpRemove || ac.Op == OpReplace) && peer[a] == b:
+				if ac.Op == OpRemove {
+					delete(peer, a)
+					delete(peer, b)
+				}
+			default:
+				t.Fatalf("%s %s %s: not possible now", ac.Op, a, b)
+			}
+		}
+	}
+	var out []string
+	for a, b := range peer {
+		if a < b {
+			out = append(out, a+"-"+b)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestEachFindingKind injects one fault (or two) into the q=5 plan and
+// wants the finding kind, its instruction, and the actions that undo the
+// fault — derived from the edit: the ports the edit changed, put back.
 func TestEachFindingKind(t *testing.T) {
 	f := planned(t)
 	sw := "sw-0-2-4"
+	s, _ := f.NodeByName(sw)
+	farEnd := func(port int) (string, int) { // the planned far end of sw's port
+		p, _ := f.Peer(fabric.PortRef{Node: s, Port: port})
+		return f.Node(p.Node).Name, p.Port
+	}
+	far := func(port int) string { n, p := farEnd(port); return fmt.Sprintf("%s[%d]", n, p) }
+	farText := func(port int) string { n, p := farEnd(port); return fmt.Sprintf("%s port %d", n, p) }
 	cases := []struct {
-		name  string
-		edit  func(links []fabric.Link, id func(string) fabric.NodeID) []fabric.Link
-		kinds string
-		says  string
+		name    string
+		edit    func(links []fabric.Link, id func(string) fabric.NodeID) []fabric.Link
+		kinds   string
+		says    string
+		actions string
 	}{
-		{"swap", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
+		{"exchange on one switch", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			s := id(sw)
 			i, j := at(ls, s, 6), at(ls, s, 9)
 			setEnd(&ls[i], s, fabric.PortRef{Node: s, Port: 6}, fabric.PortRef{Node: s, Port: 9})
 			setEnd(&ls[j], s, fabric.PortRef{Node: s, Port: 9}, fabric.PortRef{Node: s, Port: 6})
 			return ls
-		}, "swap", "rack 3, sw-0-2-4 port 6 and port 9: the two cables are swapped"},
+		}, "exchange", "rack 3, sw-0-2-4 port 6 and port 9: exchange the two plugs (port 6 then goes to " + farText(6),
+			"exchange sw-0-2-4[6] sw-0-2-4[9]"},
+		{"rotation of three plugs", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
+			s := id(sw) // the plug of port 5 goes to 6, 6 to 7, 7 to 5
+			i, j, k := at(ls, s, 5), at(ls, s, 6), at(ls, s, 7)
+			setEnd(&ls[i], s, fabric.PortRef{Node: s, Port: 5}, fabric.PortRef{Node: s, Port: 6})
+			setEnd(&ls[j], s, fabric.PortRef{Node: s, Port: 6}, fabric.PortRef{Node: s, Port: 7})
+			setEnd(&ls[k], s, fabric.PortRef{Node: s, Port: 7}, fabric.PortRef{Node: s, Port: 5})
+			return ls
+		}, "exchange", "3 plugs are rotated, each in the port of the next; 2 steps, in this order: 1) rack 3, sw-0-2-4 port 5 and port 7: exchange",
+			"exchange sw-0-2-4[5] sw-0-2-4[7]; exchange sw-0-2-4[5] sw-0-2-4[6]"}, // any two exchanges of the three ports would do
+		{"exchange across racks", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
+			s, o := id(sw), id("sw-1-3-1")
+			i, j := at(ls, s, 7), at(ls, o, 7)
+			setEnd(&ls[i], s, fabric.PortRef{Node: s, Port: 7}, fabric.PortRef{Node: o, Port: 7})
+			setEnd(&ls[j], o, fabric.PortRef{Node: o, Port: 7}, fabric.PortRef{Node: s, Port: 7})
+			return ls
+		}, "exchange", "rack 3, " + farText(7) + " and sw-0-2-2 port 10: exchange the two plugs (port 8 then goes to sw-0-2-4 port 7, port 10 to sw-1-3-1 port 7)",
+			"exchange " + far(7) + " sw-0-2-2[10]"}, // the far ends of both cables share rack 3: exchanging there is the short walk
 		{"missing", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			i := at(ls, id(sw), 7)
 			return append(ls[:i], ls[i+1:]...)
-		}, "missing", "connect a cable to sw-0-2-4 port 7"},
-		{"wrong port", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
+		}, "missing", "sw-0-2-4 port 7: connect a cable to " + farText(7),
+			"connect " + far(7) + " sw-0-2-4[7]"},
+		{"moved to a free port", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			s := id(sw)
 			setEnd(&ls[at(ls, s, 8)], s, fabric.PortRef{Node: s, Port: 8}, fabric.PortRef{Node: s, Port: 12})
 			return ls
-		}, "wrong-port", "sw-0-2-4 port 12: the cable to"},
-		{"wrong switch", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
+		}, "move", "rack 3, sw-0-2-4 port 12: the cable to " + farText(8) + " belongs in port 8; move this plug there",
+			"move sw-0-2-4[12] sw-0-2-4[8]"},
+		{"moved to another switch", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			s, o := id(sw), id("sw-1-3-1")
 			setEnd(&ls[at(ls, s, 10)], s, fabric.PortRef{Node: s, Port: 10}, fabric.PortRef{Node: o, Port: 13})
 			return ls
-		}, "wrong-switch", "sw-1-3-1 port 13: the cable from"},
+		}, "move", "rack 4, sw-1-3-1 port 13: the cable to " + farText(10) + " belongs in rack 3, sw-0-2-4 port 10",
+			"move sw-1-3-1[13] sw-0-2-4[10]"},
 		{"extra", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			return append(ls, fabric.Link{A: fabric.PortRef{Node: id(sw), Port: 14}, B: fabric.PortRef{Node: id("sw-0-0-0"), Port: 14}})
-		}, "extra", "remove the cable to"},
-		{"swap next to a missing cable", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
+		}, "extra", "rack 3, sw-0-2-4 port 14: remove the cable to rack 1, sw-0-0-0 port 14",
+			"remove sw-0-0-0[14] sw-0-2-4[14]"},
+		{"exchange next to a missing cable", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			s := id(sw)
 			i, j := at(ls, s, 5), at(ls, s, 6)
 			setEnd(&ls[i], s, fabric.PortRef{Node: s, Port: 5}, fabric.PortRef{Node: s, Port: 6})
 			setEnd(&ls[j], s, fabric.PortRef{Node: s, Port: 6}, fabric.PortRef{Node: s, Port: 5})
 			k := at(ls, s, 7)
 			return append(ls[:k], ls[k+1:]...)
-		}, "missing,swap", "port 5 and port 6"},
+		}, "exchange,missing", "port 5 and port 6",
+			"exchange sw-0-2-4[5] sw-0-2-4[6]; connect " + far(7) + " sw-0-2-4[7]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := Verify(f, mutate(t, f, c.edit))
+			found := mutate(t, f, c.edit)
+			r := Verify(f, found)
 			if got := kinds(r); got != c.kinds {
 				t.Fatalf("findings %s, want %s: %+v", got, c.kinds, r.Findings)
 			}
@@ -126,6 +232,22 @@ func TestEachFindingKind(t *testing.T) {
 			}
 			if !strings.Contains(all, c.says) {
 				t.Errorf("instructions do not say %q:\n%s", c.says, all)
+			}
+			if got := actions(r); got != c.actions {
+				t.Errorf("actions\n %s\nwant\n %s", got, c.actions)
+			}
+			if got, want := replay(t, found, r), replay(t, f, &Report{}); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("replaying the actions does not give the plan")
+			}
+			want := replay(t, found, &Report{})
+			kept := 0
+			for _, c := range replay(t, f, &Report{}) {
+				if i := sort.SearchStrings(want, c); i < len(want) && want[i] == c {
+					kept++
+				}
+			}
+			if r.Clean() || r.AsPlanned != kept || r.Planned != len(f.Links()) {
+				t.Errorf("%d of %d as planned with %d findings; %d planned cables are in place", r.AsPlanned, r.Planned, len(r.Findings), kept)
 			}
 		})
 	}
@@ -165,7 +287,7 @@ func TestSwitchesWithFactoryDescriptionsAreFoundByTheirHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Verify(f, g)
-	if !r.Clean() || r.MatchedBy["hosts"] != 50 {
+	if !r.Clean() || identified(r, ByHosts) != 50 {
 		t.Fatalf("%+v", r)
 	}
 }

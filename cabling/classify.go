@@ -29,6 +29,9 @@ type portGraph struct {
 	foundLinks  []fabric.Link
 	asPlanned   int
 	degraded    [][2]int32 // as-planned cables that train slower than planned
+	// plainRepairs counts differences whose planned steps failed their
+	// check (see repair); tests require zero.
+	plainRepairs int
 }
 
 func newPortGraph(plan, found *fabric.Fabric, id *identity) *portGraph {

@@ -156,6 +156,12 @@ func plural(n int, one, many string) string {
 // not as planned is in exactly one finding, with the physical steps that
 // put it right. Nil fabrics count as empty.
 func Verify(plan, found *fabric.Fabric) *Report {
+	r, _ := verify(plan, found)
+	return r
+}
+
+// verify is Verify, also returning the classification for tests.
+func verify(plan, found *fabric.Fabric) (*Report, *portGraph) {
 	plan, found = orEmpty(plan), orEmpty(found)
 	id := identify(plan, found)
 	g := newPortGraph(plan, found, id)
@@ -170,7 +176,7 @@ func Verify(plan, found *fabric.Fabric) *Report {
 	}
 	rep.Findings = append(rep.Findings, g.findings()...)
 	sortFindings(rep.Findings)
-	return rep
+	return rep, g
 }
 
 func orEmpty(f *fabric.Fabric) *fabric.Fabric {
