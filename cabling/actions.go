@@ -50,16 +50,17 @@ func (g *portGraph) repairCycle(d difference) []step {
 				continue
 			}
 			for _, s := range []step{{OpExchange, b.peer[u], v}, {OpExchange, u, b.peer[v]}} {
-				if l := g.locality(s.a, s.b); l > score {
-					best, score = s, l
+				if s.b < s.a {
+					s.a, s.b = s.b, s.a
+				}
+				l := g.locality(s.a, s.b)
+				if l > score || (l == score && (s.a < best.a || (s.a == best.a && s.b < best.b))) {
+					best, score = s, l // ties: the step that comes first in rack and node order
 				}
 			}
 		}
 		if score < 0 {
 			break
-		}
-		if best.b < best.a {
-			best.a, best.b = best.b, best.a
 		}
 		b.apply(best)
 		steps = append(steps, best)

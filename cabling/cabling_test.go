@@ -178,15 +178,15 @@ func TestEachFindingKind(t *testing.T) {
 			setEnd(&ls[j], s, fabric.PortRef{Node: s, Port: 6}, fabric.PortRef{Node: s, Port: 7})
 			setEnd(&ls[k], s, fabric.PortRef{Node: s, Port: 7}, fabric.PortRef{Node: s, Port: 5})
 			return ls
-		}, "exchange", "3 plugs are rotated, each in the port of the next; 2 steps, in this order: 1) rack 3, sw-0-2-4 port 5 and port 7: exchange",
-			"exchange sw-0-2-4[5] sw-0-2-4[7]; exchange sw-0-2-4[5] sw-0-2-4[6]"}, // any two exchanges of the three ports would do
+		}, "exchange", "3 plugs are rotated, each in the port of the next; 2 steps, in this order: 1) rack 3, sw-0-2-4 port 5 and port 6: exchange the two plugs (port 5 then goes to " + farText(5) + ", port 6 to " + farText(7) + "); 2) rack 3, sw-0-2-4 port 6 and port 7: exchange",
+			"exchange sw-0-2-4[5] sw-0-2-4[6]; exchange sw-0-2-4[6] sw-0-2-4[7]"},
 		{"exchange across racks", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			s, o := id(sw), id("sw-1-3-1")
 			i, j := at(ls, s, 7), at(ls, o, 7)
 			setEnd(&ls[i], s, fabric.PortRef{Node: s, Port: 7}, fabric.PortRef{Node: o, Port: 7})
 			setEnd(&ls[j], o, fabric.PortRef{Node: o, Port: 7}, fabric.PortRef{Node: s, Port: 7})
 			return ls
-		}, "exchange", "rack 3, " + farText(7) + " and sw-0-2-2 port 10: exchange the two plugs (port 8 then goes to sw-0-2-4 port 7, port 10 to sw-1-3-1 port 7)",
+		}, "exchange", "rack 3, " + farText(7) + " and sw-0-2-2 port 10: exchange the two plugs (" + farText(7) + " then goes to sw-0-2-4 port 7, sw-0-2-2 port 10 to sw-1-3-1 port 7)",
 			"exchange " + far(7) + " sw-0-2-2[10]"}, // the far ends of both cables share rack 3: exchanging there is the short walk
 		{"missing", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			i := at(ls, id(sw), 7)
@@ -360,5 +360,91 @@ func TestUnknownNodesAndDegradedLinks(t *testing.T) {
 		if x.Kind == UnknownNode && !strings.Contains(x.Instruction, "sw-0-2-4 port 16: cabled to laptop") {
 			t.Errorf("unknown: %q", x.Instruction)
 		}
+	}
+}
+
+// twoSpines is a plan of two leaves with one host each and two spines, and
+// a discovery of it with factory switch descriptions and new GUIDs in which
+// only one spine answers, cabled to leaf-0 port 2 (planned to spine-0 port
+// 1) on its port 1 and to leaf port (planned to spine-? port 2) on its
+// port 2.
+func twoSpines(t *testing.T, leaf1Port int) (plan, found *fabric.Fabric) {
+	t.Helper()
+	sw := func(name string, rack int) fabric.Node {
+		return fabric.Node{Kind: fabric.Switch, Name: name, GUID: fabric.GUID(0x100 + len(name) + rack), Ports: 4, Place: fabric.Placement{Rack: rack}}
+	}
+	nodes := []fabric.Node{sw("leaf-0", 1), sw("leaf-1", 2), sw("spine-0", 3), sw("spine-1", 3),
+		{Kind: fabric.HCA, Name: "hca-0", GUID: 0x1000, Ports: 1, Place: fabric.Placement{Rack: 1}},
+		{Kind: fabric.HCA, Name: "hca-1", GUID: 0x2000, Ports: 1, Place: fabric.Placement{Rack: 2}}}
+	nodes[3].GUID++ // spine-0 and spine-1 would share one
+	link := func(a, pa, b, pb int) fabric.Link {
+		return fabric.Link{A: fabric.PortRef{Node: fabric.NodeID(a), Port: pa}, B: fabric.PortRef{Node: fabric.NodeID(b), Port: pb}}
+	}
+	plan, err := fabric.New(nodes, []fabric.Link{link(0, 1, 4, 1), link(1, 1, 5, 1),
+		link(0, 2, 2, 1), link(0, 3, 3, 1), link(1, 2, 2, 2), link(1, 3, 3, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := []fabric.Node{
+		{Kind: fabric.Switch, Name: "MF0;switch-00aaaa:MQM8700/U1", GUID: 0xb8599f000000aaaa, Ports: 4},
+		{Kind: fabric.Switch, Name: "MF0;switch-00bbbb:MQM8700/U1", GUID: 0xb8599f000000bbbb, Ports: 4},
+		{Kind: fabric.Switch, Name: "MF0;switch-00cccc:MQM8700/U1", GUID: 0xb8599f000000cccc, Ports: 4},
+		{Kind: fabric.HCA, Name: "hca-0", GUID: 0x0c42a10000001100, Ports: 1},
+		{Kind: fabric.HCA, Name: "hca-1", GUID: 0x0c42a10000002200, Ports: 1}}
+	found, err = fabric.New(fn, []fabric.Link{link(0, 1, 3, 1), link(1, 1, 4, 1), link(0, 2, 2, 1), link(1, leaf1Port, 2, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, found
+}
+
+// TestIndistinguishableSwitchesAreAmbiguousNotGuessed: the one spine that
+// answers holds one cable planned to spine-0 and one planned to spine-1,
+// each in the port the plan gives it: it could be either, with the other
+// cable misplaced. The report says so and gives no step on either spine.
+func TestIndistinguishableSwitchesAreAmbiguousNotGuessed(t *testing.T) {
+	plan, found := twoSpines(t, 3)
+	r := Verify(plan, found)
+	if kinds(r) != "ambiguous" || r.Clean() {
+		t.Fatalf("findings %s:\n%s", kinds(r), r.Summary())
+	}
+	f := r.Findings[0]
+	if got := strings.Join(f.Nodes, ","); got != "spine-0,spine-1,MF0;switch-00cccc:MQM8700/U1" || len(f.Actions) != 0 {
+		t.Errorf("nodes %s, actions %v", got, f.Actions)
+	}
+	for _, w := range []string{"spine-0, spine-1", `"MF0;switch-00cccc:MQM8700/U1" (GUID 0xb8599f000000cccc)`, "--node-name-map"} {
+		if !strings.Contains(f.Instruction, w) {
+			t.Errorf("instruction does not say %q: %s", w, f.Instruction)
+		}
+	}
+	if r.AsPlanned != 2 || strings.Join(r.Unidentified, ",") != "spine-0,spine-1" {
+		t.Errorf("%d as planned, unidentified %v", r.AsPlanned, r.Unidentified)
+	}
+	// with leaf-1's cable in the port planned to spine-0, the spine is
+	// spine-0 beyond doubt, and spine-1 is missing
+	plan, found = twoSpines(t, 2)
+	r = Verify(plan, found)
+	if kinds(r) != "missing-switch" || identified(r, ByNeighbours) != 1 || actions(r) != "connect leaf-0[3] spine-1[1]; connect leaf-1[3] spine-1[2]" {
+		t.Errorf("findings %s, actions %s:\n%s", kinds(r), actions(r), r.Summary())
+	}
+}
+
+// TestUnpluggedHCAIsMissing: an HCA whose only cable is out is not
+// discovered at all; the finding names it and its switch and connects it.
+func TestUnpluggedHCAIsMissing(t *testing.T) {
+	f := planned(t)
+	h, _ := f.NodeByName("hca-0-2-4-3")
+	sw, _ := f.Peer(fabric.PortRef{Node: h, Port: 1})
+	g, err := f.Without([]fabric.NodeID{h}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Verify(f, g)
+	want := fmt.Sprintf("connect hca-0-2-4-3[1] %s[%d]", f.Node(sw.Node).Name, sw.Port)
+	if kinds(r) != "missing-hca" || actions(r) != want || r.AsPlanned != r.Planned-1 {
+		t.Fatalf("findings %s, actions %s, %d of %d", kinds(r), actions(r), r.AsPlanned, r.Planned)
+	}
+	if got := strings.Join(r.Findings[0].Nodes, ","); got != "hca-0-2-4-3,"+f.Node(sw.Node).Name {
+		t.Errorf("nodes %s", got)
 	}
 }

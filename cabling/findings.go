@@ -170,7 +170,7 @@ func (g *portGraph) absentFinding(grp *absentGroup) Finding {
 	case MissingSwitch:
 		lead = fmt.Sprintf("%s: not found; check its power and its cables", g.placeName(int(first)))
 	default:
-		lead = fmt.Sprintf("%s: not found; check its cable", g.placeName(int(first)))
+		lead = fmt.Sprintf("%s: not found (its cable is out, or the host is down)", g.placeName(int(first)))
 	}
 	if n := len(grp.nodes); n > 1 && grp.kind != MissingRack {
 		var rest []string
@@ -355,8 +355,14 @@ func (g *portGraph) sentence(b *bench, s step) string {
 	_, pb := g.node(s.b)
 	switch s.op {
 	case OpExchange:
-		return fmt.Sprintf("%s and %s: exchange the two plugs (port %d then goes to %s, port %d to %s)",
-			g.where(s.a), g.near(s.b, s.a), pa, g.short(b.peer[s.b]), pb, g.short(b.peer[s.a]))
+		ka, _ := g.node(s.a)
+		kb, _ := g.node(s.b)
+		na, nb := fmt.Sprintf("port %d", pa), fmt.Sprintf("port %d", pb)
+		if ka != kb {
+			na, nb = g.short(s.a), g.short(s.b)
+		}
+		return fmt.Sprintf("%s and %s: exchange the two plugs (%s then goes to %s, %s to %s)",
+			g.where(s.a), g.near(s.b, s.a), na, g.short(b.peer[s.b]), nb, g.short(b.peer[s.a]))
 	case OpMove:
 		return fmt.Sprintf("%s: the cable to %s belongs in %s; move this plug there", g.where(s.a), g.short(b.peer[s.a]), g.near(s.b, s.a))
 	case OpConnect:
