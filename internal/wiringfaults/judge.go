@@ -151,8 +151,8 @@ func (j *judge) replay() error {
 				if _, planned := j.plan.Peer(p); planned && j.c.Physical.AsPlanned(p) {
 					return fmt.Errorf("%s: touches %s, whose cable was as planned", where, j.port(p))
 				}
-				if j.isCand[p.Node] {
-					return fmt.Errorf("%s: touches %s, a node the report calls ambiguous", where, j.port(p))
+				if j.nearCandidate(cab, p) {
+					return fmt.Errorf("%s: touches %s, on or cabled to a node the report calls ambiguous; the contract allows no action there", where, j.port(p))
 				}
 			}
 			if err := cab.Apply(s); err != nil {
