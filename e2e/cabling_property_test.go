@@ -155,36 +155,19 @@ func discoverCase(t *testing.T, c *wiringfaults.Case) string {
 	return out
 }
 
-// cablingDiff compares two fabrics by node names, ports and link rates.
+// cablingDiff compares two fabrics by node names and ports (cabling), and
+// then the rate of each link.
 func cablingDiff(want, got *fabric.Fabric) string {
-	key := func(f *fabric.Fabric) []string {
-		var out []string
-		for _, l := range f.Links() {
-			a := fmt.Sprintf("%s[%d]", f.Node(l.A.Node).Name, l.A.Port)
-			b := fmt.Sprintf("%s[%d]", f.Node(l.B.Node).Name, l.B.Port)
-			if b < a {
-				a, b = b, a
-			}
-			out = append(out, fmt.Sprintf("%s–%s %s", a, b, fabric.Rate(l.Width, l.Speed)))
+	w, g := cabling(want), cabling(got)
+	if want.NumNodes() != got.NumNodes() || !slices.Equal(w, g) {
+		return fmt.Sprintf("%d nodes and %d links, want %d and %d", got.NumNodes(), len(g), want.NumNodes(), len(w))
+	}
+	for _, l := range want.Links() {
+		n, _ := got.NodeByName(want.Node(l.A.Node).Name)
+		i, _ := got.LinkAt(fabric.PortRef{Node: n, Port: l.A.Port})
+		if gl := got.Links()[i]; gl.Width != l.Width || gl.Speed != l.Speed {
+			return fmt.Sprintf("%s runs at %s, want %s", want.PortString(l.A), fabric.Rate(gl.Width, gl.Speed), fabric.Rate(l.Width, l.Speed))
 		}
-		slices.Sort(out)
-		return out
-	}
-	if want.NumNodes() != got.NumNodes() {
-		return fmt.Sprintf("%d nodes, want %d", got.NumNodes(), want.NumNodes())
-	}
-	w, g := key(want), key(got)
-	for i := 0; i < len(w) || i < len(g); i++ {
-		if i >= len(w) || i >= len(g) || w[i] != g[i] {
-			return fmt.Sprintf("%d links, want %d; first difference at %d: got %q, want %q", len(g), len(w), i, at(g, i), at(w, i))
-		}
-	}
-	return ""
-}
-
-func at(s []string, i int) string {
-	if i < len(s) {
-		return s[i]
 	}
 	return ""
 }
