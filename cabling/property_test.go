@@ -193,73 +193,20 @@ func FuzzVerifyWiring(f *testing.F) {
 	})
 }
 
-// twinPlan is a leaf with two hosts and two HCA-less switches a and b, each
-// cabled to the leaf (ports 3 and 4) and to each other: a and b stand in
-// mirror positions, told apart only by the leaf port they hang on.
-func twinPlan(t *testing.T) *fabric.Fabric {
-	nodes := []fabric.Node{
-		{Kind: fabric.Switch, Name: "leaf", GUID: 0x10, Ports: 8},
-		{Kind: fabric.Switch, Name: "twin-a", GUID: 0x20, Ports: 4},
-		{Kind: fabric.Switch, Name: "twin-b", GUID: 0x30, Ports: 4},
-		{Kind: fabric.HCA, Name: "host-1", GUID: 0x100, Ports: 1},
-		{Kind: fabric.HCA, Name: "host-2", GUID: 0x200, Ports: 1},
-	}
-	ref := func(n, p int) fabric.PortRef { return fabric.PortRef{Node: fabric.NodeID(n), Port: p} }
-	links := []fabric.Link{
-		{A: ref(0, 1), B: ref(3, 1)}, {A: ref(0, 2), B: ref(4, 1)},
-		{A: ref(0, 3), B: ref(1, 2)}, {A: ref(0, 4), B: ref(2, 2)},
-		{A: ref(1, 1), B: ref(2, 1)},
-	}
-	f, err := fabric.New(nodes, links)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f, err = wiringfaults.WithRate(f, fabric.Width4x, fabric.QDR); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 // TestVerifySaysAmbiguousWhenTwoSwitchesCannotBeToldApart: with factory
-// descriptions and new GUIDs, the twins' leaf cables are moved to the
-// leaf's free ports 5 and 6. The discovery then shows two anonymous
-// switches on ports 5 and 6, cabled to each other: nothing says which is
-// twin-a. Two truths give that same discovery (twin-a on port 5, or on
-// port 6), so any confident instruction for the twins is wrong in one of
-// them; the checker must call them ambiguous, and the judge holds it to
-// the plan everywhere else.
+// descriptions and new GUIDs, two HCA-less twin switches have their leaf
+// cables moved to free leaf ports; nothing in the discovery tells which is
+// which (wiringfaults.TwinCases). Both truths behind that discovery are
+// judged, so a confident instruction for the twins fails in one of them;
+// the checker must call them ambiguous, and is held to the plan elsewhere.
 func TestVerifySaysAmbiguousWhenTwoSwitchesCannotBeToldApart(t *testing.T) {
-	p := twinPlan(t)
-	port := func(name string, n int) fabric.PortRef {
-		id, _ := p.NodeByName(name)
-		return fabric.PortRef{Node: id, Port: n}
-	}
-	moveTo := func(a, b int) []wiringfaults.Step {
-		return []wiringfaults.Step{
-			{Op: wiringfaults.Move, A: port("leaf", 3), B: port("leaf", a)},
-			{Op: wiringfaults.Move, A: port("leaf", 4), B: port("leaf", b)},
-		}
-	}
-	straight, err := wiringfaults.Break(p, 1, wiringfaults.FactoryNewGUIDs, moveTo(5, 6))
+	p, err := wiringfaults.TwinPlan()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The crossed truth: the same discovery, but the discovered switch on
-	// port 5 is twin-b. Swap which plan node each discovered twin is.
-	crossed, err := wiringfaults.Break(p, 1, wiringfaults.FactoryNewGUIDs, moveTo(6, 5))
+	straight, crossed, err := wiringfaults.TwinCases(p, wiringfaults.FactoryNewGUIDs)
 	if err != nil {
 		t.Fatal(err)
-	}
-	crossed.Found = straight.Found
-	crossed.PlanOf = append([]fabric.NodeID(nil), straight.PlanOf...)
-	a, b := port("twin-a", 1).Node, port("twin-b", 1).Node
-	for i, n := range crossed.PlanOf {
-		switch n {
-		case a:
-			crossed.PlanOf[i] = b
-		case b:
-			crossed.PlanOf[i] = a
-		}
 	}
 	for _, c := range []*wiringfaults.Case{straight, crossed} {
 		v, rep, err := verifyAndJudge(p, c)

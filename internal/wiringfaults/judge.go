@@ -122,8 +122,12 @@ func (j *judge) asPlannedAwayFromCandidates() int {
 
 // candidates collects the nodes of ambiguous findings. Only switches with
 // factory descriptions and GUIDs the plan does not know can be impossible
-// to tell apart: HCAs keep their host names, and in the other modes every
-// switch carries its plan name or its planned GUID.
+// to tell apart: in the other modes every node carries its plan name or
+// planned GUID. Of the nodes an ambiguous finding names, the candidates
+// are the switches that are not identified by a host: HCAs keep their
+// host names, and a switch whose planned HCA sits on its planned port is
+// known by it. The finding may name such nodes as concerned; they stay
+// held to the plan.
 func (j *judge) candidates() error {
 	j.isCand = map[fabric.NodeID]bool{}
 	for i, f := range j.r.Findings {
@@ -133,21 +137,40 @@ func (j *judge) candidates() error {
 		if j.c.Naming != FactoryNewGUIDs {
 			return fmt.Errorf("finding %d is ambiguous (%v), but with %s every node carries its plan name or planned GUID", i+1, f.Nodes, j.c.Naming)
 		}
+		found := false
 		for _, name := range f.Nodes {
 			n, err := j.node(End{Node: name})
 			if err != nil {
 				return fmt.Errorf("finding %d (ambiguous): %w", i+1, err)
 			}
-			if j.plan.Node(n).Kind == fabric.HCA {
-				return fmt.Errorf("finding %d is ambiguous about HCA %s, but every HCA carries its host name", i+1, name)
+			if j.plan.Node(n).Kind == fabric.HCA || j.knownByHost(n) {
+				continue
 			}
+			found = true
 			if !j.isCand[n] {
 				j.isCand[n] = true
 				j.cands = append(j.cands, n)
 			}
 		}
+		if !found {
+			return fmt.Errorf("finding %d is ambiguous, but every node it names (%v) is an HCA or a switch known by its hosts", i+1, f.Nodes)
+		}
 	}
 	return nil
+}
+
+// knownByHost reports whether switch sw holds, on a planned port, the HCA
+// the plan puts there: the host's name then identifies the switch.
+func (j *judge) knownByHost(sw fabric.NodeID) bool {
+	for p := 1; p <= j.plan.Node(sw).Ports; p++ {
+		port := fabric.PortRef{Node: sw, Port: p}
+		want, planned := j.plan.Peer(port)
+		got, plugged := j.c.Physical.Peer(port)
+		if planned && plugged && got == want && j.plan.Node(want.Node).Kind == fabric.HCA {
+			return true
+		}
+	}
+	return false
 }
 
 // replay applies every action in report order to the true cabling and
