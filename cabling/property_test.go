@@ -211,7 +211,7 @@ func TestVerifySaysAmbiguousWhenTwoSwitchesCannotBeToldApart(t *testing.T) {
 	for _, c := range []*wiringfaults.Case{straight, crossed} {
 		v, rep, err := verifyAndJudge(p, c)
 		if err != nil {
-			t.Fatalf("%v\nthe checker said:%s", err, instructions(rep))
+			t.Fatalf("the twins twin-a and twin-b cannot be told apart, and the report must say so (an ambiguous finding naming both, no action on their cables); the judge says: %v\nthe checker said:%s", err, instructions(rep))
 		}
 		sort.Strings(v.Candidates)
 		if strings.Join(v.Candidates, " ") != "twin-a twin-b" {

@@ -361,3 +361,18 @@ func TestJudgeAmbiguityRules(t *testing.T) {
 		t.Errorf("ambiguity with planned GUIDs: %v", err)
 	}
 }
+
+// FuzzJudge: whatever the report's bytes, the judge answers with a verdict
+// or an error, never a panic.
+func FuzzJudge(f *testing.F) {
+	plan := testPlan(f, "clos2")
+	c, err := Generate(plan, 3, Options{Naming: FactoryNewGUIDs, Faults: 6})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(encode(f, oracle(plan, c)))
+	f.Add([]byte(`{"findings":[{"kind":"ambiguous","nodes":["leaf-0"]},{"actions":[{"op":"move","a":{"node":"leaf-0","port":-1},"b":{"node":"","port":999}}]}]}`))
+	f.Fuzz(func(t *testing.T, report []byte) {
+		Judge(plan, c, report)
+	})
+}
