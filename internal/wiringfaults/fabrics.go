@@ -57,3 +57,61 @@ func WithRate(f *fabric.Fabric, w fabric.Width, s fabric.Speed) (*fabric.Fabric,
 	}
 	return fabric.New(f.Nodes(), links)
 }
+
+// TwinPlan is a leaf with two hosts and two HCA-less switches, twin-a and
+// twin-b, each cabled to the leaf (ports 3 and 4) and to each other: the
+// twins stand in mirror positions, told apart only by the leaf port they
+// hang on.
+func TwinPlan() (*fabric.Fabric, error) {
+	nodes := []fabric.Node{
+		{Kind: fabric.Switch, Name: "leaf", GUID: 0x10, Ports: 8},
+		{Kind: fabric.Switch, Name: "twin-a", GUID: 0x20, Ports: 4},
+		{Kind: fabric.Switch, Name: "twin-b", GUID: 0x30, Ports: 4},
+		{Kind: fabric.HCA, Name: "host-1", GUID: 0x100, Ports: 1},
+		{Kind: fabric.HCA, Name: "host-2", GUID: 0x200, Ports: 1},
+	}
+	ref := func(n, p int) fabric.PortRef { return fabric.PortRef{Node: fabric.NodeID(n), Port: p} }
+	rate := func(a, b fabric.PortRef) fabric.Link {
+		return fabric.Link{A: a, B: b, Width: PlannedRate.Width, Speed: PlannedRate.Speed}
+	}
+	return fabric.New(nodes, []fabric.Link{
+		rate(ref(0, 1), ref(3, 1)), rate(ref(0, 2), ref(4, 1)),
+		rate(ref(0, 3), ref(1, 2)), rate(ref(0, 4), ref(2, 2)),
+		rate(ref(1, 1), ref(2, 1)),
+	})
+}
+
+// TwinCases breaks TwinPlan so that nothing tells the twins apart: their
+// leaf cables are moved to the leaf's free ports 5 and 6, and the
+// discovery, with the given naming, shows two switches on ports 5 and 6
+// cabled to each other. Two truths give that same discovery: twin-a on
+// port 5 (straight) or on port 6 (crossed). Any confident instruction for
+// the twins is wrong in one of them.
+func TwinCases(plan *fabric.Fabric, naming Naming) (straight, crossed *Case, err error) {
+	port := func(name string, n int) fabric.PortRef {
+		id, _ := plan.NodeByName(name)
+		return fabric.PortRef{Node: id, Port: n}
+	}
+	moveTo := func(a, b int) []Step {
+		return []Step{{Move, port("leaf", 3), port("leaf", a)}, {Move, port("leaf", 4), port("leaf", b)}}
+	}
+	if straight, err = Break(plan, 1, naming, moveTo(5, 6)); err != nil {
+		return nil, nil, err
+	}
+	if crossed, err = Break(plan, 1, naming, moveTo(6, 5)); err != nil {
+		return nil, nil, err
+	}
+	// the same discovery, but the discovered twin on port 5 is twin-b
+	crossed.Found = straight.Found
+	crossed.PlanOf = append([]fabric.NodeID(nil), straight.PlanOf...)
+	a, b := port("twin-a", 1).Node, port("twin-b", 1).Node
+	for i, n := range crossed.PlanOf {
+		switch n {
+		case a:
+			crossed.PlanOf[i] = b
+		case b:
+			crossed.PlanOf[i] = a
+		}
+	}
+	return straight, crossed, nil
+}

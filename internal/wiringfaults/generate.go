@@ -1,6 +1,7 @@
 package wiringfaults
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -53,7 +54,7 @@ type Options struct {
 // Case is a broken fabric and the truth about it.
 //
 // Discovery rule: ibnetdiscover runs from the first switch of the plan (in
-// plan node order) that is not a missing switch, and sees exactly the
+// plan node order) that holds a cable, and sees exactly the
 // connected component of the physical cabling that contains it. Generate
 // never produces a cabled island that discovery cannot reach (it draws the
 // faults again instead): no checker can know of cables it cannot see. Nodes
@@ -101,23 +102,60 @@ func Generate(plan *fabric.Fabric, seed uint64, o Options) (*Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		root, seen, ok := discover(in)
-		if !ok {
-			continue // a cabled island: draw again
+		c, ok, err := in.finish(seed, o.Naming, faults)
+		if ok || err != nil {
+			return c, err
 		}
-		c := &Case{Seed: seed, Naming: o.Naming, Faults: faults, Physical: in.cab, Root: root}
-		for n := range plan.NumNodes() {
-			if !seen[n] {
-				c.Unseen = append(c.Unseen, fabric.NodeID(n))
-			}
-		}
-		c.Touched = touched(in.cab)
-		if err := c.buildFound(plan, seen, rng); err != nil {
-			return nil, fmt.Errorf("seed %d: %w", seed, err)
-		}
-		return c, nil
+		// a cabled island: draw again
 	}
 	return nil, fmt.Errorf("seed %d: every draw of %d faults left part of the fabric cut off from discovery; use fewer faults or a larger fabric", seed, o.Faults)
+}
+
+// Break returns the case of plan broken by the given physical steps instead
+// of by drawn faults (Faults is then empty); seed only draws the discovery's
+// node order and new GUIDs. Tests use it for hand-made cases.
+func Break(plan *fabric.Fabric, seed uint64, naming Naming, steps []Step) (*Case, error) {
+	in := newInjector(plan, rand.New(rand.NewPCG(seed, 0x12)))
+	for i, s := range steps {
+		if err := in.cab.Apply(s); err != nil {
+			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	c, ok, err := in.finish(seed, naming, nil)
+	if err == nil && !ok {
+		err = errors.New("the steps leave cables that discovery from the first cabled switch cannot reach")
+	}
+	return c, err
+}
+
+// bare reports whether no port of sw holds a cable.
+func (in *injector) bare(sw fabric.NodeID) bool {
+	for p := 1; p <= in.plan.Node(sw).Ports; p++ {
+		if _, ok := in.cab.Peer(fabric.PortRef{Node: sw, Port: p}); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// finish applies the discovery rule and builds the case; false means a
+// cabled island that discovery cannot reach.
+func (in *injector) finish(seed uint64, naming Naming, faults []Fault) (*Case, bool, error) {
+	root, seen, ok := discover(in)
+	if !ok {
+		return nil, false, nil
+	}
+	c := &Case{Seed: seed, Naming: naming, Faults: faults, Physical: in.cab, Root: root}
+	for n := range in.plan.NumNodes() {
+		if !seen[n] {
+			c.Unseen = append(c.Unseen, fabric.NodeID(n))
+		}
+	}
+	c.Touched = touched(in.cab)
+	if err := c.buildFound(in.plan, seen, in.rng); err != nil {
+		return nil, false, fmt.Errorf("seed %d: %w", seed, err)
+	}
+	return c, true, nil
 }
 
 // injectN injects n faults, each of a kind drawn from kinds; a kind that
@@ -144,13 +182,7 @@ func (in *injector) injectN(n int, kinds []Kind) ([]Fault, error) {
 // discover applies the discovery rule. It returns the root, the plan nodes
 // seen, and false when a node outside the root's component holds a cable.
 func discover(in *injector) (fabric.NodeID, []bool, bool) {
-	root := fabric.NodeID(-1)
-	for _, sw := range in.switches {
-		if !in.missing[sw] {
-			root = sw
-			break
-		}
-	}
+	root := in.root()
 	seen := make([]bool, in.plan.NumNodes())
 	if root < 0 {
 		return root, seen, false
@@ -173,6 +205,17 @@ func discover(in *injector) (fabric.NodeID, []bool, bool) {
 		island = island || (plugged && !seen[p.Node])
 	})
 	return root, seen, !island
+}
+
+// root is the node discovery runs from: the first switch of the plan that
+// holds a cable, or -1.
+func (in *injector) root() fabric.NodeID {
+	for _, sw := range in.switches {
+		if !in.bare(sw) {
+			return sw
+		}
+	}
+	return -1
 }
 
 // touched returns the plan nodes with a port not as planned, in plan order.

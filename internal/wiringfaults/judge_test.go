@@ -311,3 +311,68 @@ func foundOf(c *Case, planName string) fabric.NodeID {
 	}
 	panic(fmt.Sprintf("%s not discovered", planName))
 }
+
+// TestJudgeAmbiguityRules: on the twin cases, an ambiguous finding about
+// the twins with no action on their cables is accepted in both truths; a
+// confident move is wrong in one; ambiguity where names, planned GUIDs or
+// hosts identify the nodes is rejected.
+func TestJudgeAmbiguityRules(t *testing.T) {
+	plan, err := TwinPlan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	straight, crossed, err := TwinCases(plan, FactoryNewGUIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	honest := &Report{Planned: 5, AsPlanned: 2, Findings: []Finding{{Kind: Ambiguous, Nodes: []string{"twin-a", "twin-b", "leaf"}}}}
+	confident := &Report{Planned: 5, AsPlanned: 3, Findings: []Finding{{Kind: "move", Nodes: []string{"twin-a", "twin-b", "leaf"}, Actions: []Action{
+		{Op: "move", A: End{Node: "leaf", Port: 5}, B: End{Node: "leaf", Port: 3}},
+		{Op: "move", A: End{Node: "leaf", Port: 6}, B: End{Node: "leaf", Port: 4}},
+	}}}}
+	hedging := clone(t, honest)
+	hedging.Findings[0].Actions = confident.Findings[0].Actions
+	onlyLeaf := clone(t, honest)
+	onlyLeaf.Findings[0].Nodes = []string{"leaf", "host-1"}
+	confidentOK := 0
+	for _, c := range []*Case{straight, crossed} {
+		v, err := Judge(plan, c, encode(t, honest))
+		if err != nil || strings.Join(v.Candidates, " ") != "twin-a twin-b" {
+			t.Fatalf("honest ambiguity: %v, candidates %v", err, v.Candidates)
+		}
+		if _, err := Judge(plan, c, encode(t, confident)); err == nil {
+			confidentOK++
+		}
+		if _, err := Judge(plan, c, encode(t, hedging)); err == nil || !strings.Contains(err.Error(), "calls ambiguous") {
+			t.Errorf("actions on the twins' cables next to an ambiguous finding: %v", err)
+		}
+		if _, err := Judge(plan, c, encode(t, onlyLeaf)); err == nil || !strings.Contains(err.Error(), "known by its hosts") {
+			t.Errorf("ambiguity about a leaf known by its hosts: %v", err)
+		}
+	}
+	if confidentOK != 1 {
+		t.Errorf("a confident move is right in %d of the two truths, want exactly 1", confidentOK)
+	}
+	named, _, err := TwinCases(plan, FactoryPlannedGUIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Judge(plan, named, encode(t, honest)); err == nil || !strings.Contains(err.Error(), "planned GUID") {
+		t.Errorf("ambiguity with planned GUIDs: %v", err)
+	}
+}
+
+// FuzzJudge: whatever the report's bytes, the judge answers with a verdict
+// or an error, never a panic.
+func FuzzJudge(f *testing.F) {
+	plan := testPlan(f, "clos2")
+	c, err := Generate(plan, 3, Options{Naming: FactoryNewGUIDs, Faults: 6})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(encode(f, oracle(plan, c)))
+	f.Add([]byte(`{"findings":[{"kind":"ambiguous","nodes":["leaf-0"]},{"actions":[{"op":"move","a":{"node":"leaf-0","port":-1},"b":{"node":"","port":999}}]}]}`))
+	f.Fuzz(func(t *testing.T, report []byte) {
+		Judge(plan, c, report)
+	})
+}
