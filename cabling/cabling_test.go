@@ -386,7 +386,9 @@ func twoSpines(t *testing.T, leaf1Port int) (plan, found *fabric.Fabric) {
 // TestIndistinguishableSwitchesAreAmbiguousNotGuessed: the one spine that
 // answers holds one cable planned to spine-0 and one planned to spine-1,
 // each in the port the plan gives it: it could be either, with the other
-// cable misplaced. The report says so and gives no step on either spine.
+// cable misplaced. The report says so and gives no step on either spine;
+// it names both leaves too, each holding an empty port planned to one of
+// the two spines.
 func TestIndistinguishableSwitchesAreAmbiguousNotGuessed(t *testing.T) {
 	plan, found := twoSpines(t, 3)
 	r := Verify(plan, found)
@@ -394,7 +396,7 @@ func TestIndistinguishableSwitchesAreAmbiguousNotGuessed(t *testing.T) {
 		t.Fatalf("findings %s:\n%s", kinds(r), r.Summary())
 	}
 	f := r.Findings[0]
-	if got := strings.Join(f.Nodes, ","); got != "spine-0,spine-1,MF0;switch-00cccc:MQM8700/U1" || len(f.Actions) != 0 {
+	if got := strings.Join(f.Nodes, ","); got != "spine-0,spine-1,MF0;switch-00cccc:MQM8700/U1,leaf-1,leaf-0" || len(f.Actions) != 0 {
 		t.Errorf("nodes %s, actions %v", got, f.Actions)
 	}
 	for _, w := range []string{"spine-0, spine-1", `"MF0;switch-00cccc:MQM8700/U1" (GUID 0xb8599f000000cccc)`, "--node-name-map"} {
@@ -431,5 +433,27 @@ func TestUnpluggedHCAIsMissing(t *testing.T) {
 	}
 	if got := strings.Join(r.Findings[0].Nodes, ","); got != "hca-0-2-4-3,"+f.Node(sw.Node).Name {
 		t.Errorf("nodes %s", got)
+	}
+}
+
+// TestLastSwitchLeftIsIdentifiedByElimination: spine-0 answers where
+// planned; the other discovered switch has its only cable in a port the
+// plan leaves free, so nothing votes for it — but spine-1 is the one planned
+// switch left, so it is spine-1 with its cable in the wrong leaf port.
+func TestLastSwitchLeftIsIdentifiedByElimination(t *testing.T) {
+	plan, found := twoSpines(t, 2) // the cccc switch is spine-0, cabled as planned
+	nodes := append(found.Nodes(), fabric.Node{Kind: fabric.Switch, Name: "MF0;switch-00dddd:MQM8700/U1", GUID: 0xb8599f000000dddd, Ports: 4})
+	links := append(found.Links(), fabric.Link{A: fabric.PortRef{Node: 0, Port: 4}, B: fabric.PortRef{Node: fabric.NodeID(len(nodes) - 1), Port: 1}})
+	found, err := fabric.New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Verify(plan, found)
+	if identified(r, ByElimination) != 1 || len(r.Unidentified) != 0 {
+		t.Fatalf("%s", r.Summary())
+	}
+	// spine-1 is planned on leaf-0 port 3 and leaf-1 port 3
+	if got := actions(r); got != "move leaf-0[4] leaf-0[3]; connect leaf-1[3] spine-1[2]" {
+		t.Errorf("actions %s", got)
 	}
 }

@@ -221,6 +221,49 @@ func (g *portGraph) ambiguousFinding(a ambiguity) Finding {
 	for _, d := range a.found {
 		f.Nodes = appendNames(f.Nodes, g.found.Node(d).Name)
 	}
+	return g.nameNeighbours(f, a)
+}
+
+// nameNeighbours adds to an ambiguous finding the identified nodes whose
+// cables to or from the group are not as planned whichever way the group is
+// resolved: a port planned to a candidate that holds no cable from the
+// group's discovered nodes on that port number, or a port cabled to one of
+// them that the plan does not give a candidate on that port number.
+func (g *portGraph) nameNeighbours(f Finding, a ambiguity) Finding {
+	inPlan, inFound := map[fabric.NodeID]bool{}, map[fabric.NodeID]bool{}
+	for _, p := range a.plan {
+		inPlan[p] = true
+	}
+	for _, d := range a.found {
+		inFound[d] = true
+	}
+	var touched []string
+	for _, x := range a.plan {
+		for p := 1; p <= g.plan.Node(x).Ports; p++ {
+			y, ok := g.plan.Peer(fabric.PortRef{Node: x, Port: p})
+			if !ok || inPlan[y.Node] || g.id.toFound[y.Node] < 0 {
+				continue
+			}
+			z, ok := g.found.Peer(fabric.PortRef{Node: g.id.toFound[y.Node], Port: y.Port})
+			if !ok || !inFound[z.Node] || z.Port != p {
+				touched = append(touched, g.name(int(y.Node)))
+			}
+		}
+	}
+	for _, d := range a.found {
+		for p := 1; p <= g.found.Node(d).Ports; p++ {
+			e, ok := g.found.Peer(fabric.PortRef{Node: d, Port: p})
+			if !ok || inFound[e.Node] || g.id.toPlan[e.Node] < 0 {
+				continue
+			}
+			y := g.id.toPlan[e.Node]
+			x, ok := g.plan.Peer(fabric.PortRef{Node: y, Port: e.Port})
+			if !ok || !inPlan[x.Node] || x.Port != p {
+				touched = append(touched, g.name(int(y)))
+			}
+		}
+	}
+	f.Nodes = appendNames(f.Nodes, touched...)
 	return f
 }
 

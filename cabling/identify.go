@@ -51,7 +51,43 @@ func identify(plan, found *fabric.Fabric) *identity {
 		}
 	}
 	newVoting(plan, found, id).run()
+	id.leftoverSwitches(plan, found)
 	return id
+}
+
+// leftoverSwitches settles the discovered switches that no vote reached:
+// with factory descriptions and new GUIDs, a switch whose cables all went to
+// free ports (or to other such switches) is still most likely a planned
+// switch that was not identified, not a stranger. One such switch and one
+// unidentified planned switch are each other's by elimination; more of
+// them cannot be told apart, so they are ambiguous together. Only when no
+// planned switch is left unidentified are they strangers (not in the plan).
+// HCAs are not treated so: their node descriptions are host names.
+func (id *identity) leftoverSwitches(plan, found *fabric.Fabric) {
+	var ds, ps []fabric.NodeID
+	for d, n := range found.Nodes() {
+		if n.Kind == fabric.Switch && id.toPlan[d] < 0 && !id.ambiguousFound[d] {
+			ds = append(ds, fabric.NodeID(d))
+		}
+	}
+	for _, p := range plan.IDsOf(fabric.Switch) {
+		if id.toFound[p] < 0 && !id.ambiguousPlan[p] {
+			ps = append(ps, p)
+		}
+	}
+	switch {
+	case len(ds) == 0 || len(ps) == 0:
+	case len(ds) == 1 && len(ps) == 1:
+		id.set(plan, found, ds[0], ps[0], ByElimination)
+	default:
+		for _, p := range ps {
+			id.ambiguousPlan[p] = true
+		}
+		for _, d := range ds {
+			id.ambiguousFound[d] = true
+		}
+		id.groups = append(id.groups, ambiguity{found: ds, plan: ps})
+	}
 }
 
 func fill(n int) []fabric.NodeID {

@@ -49,9 +49,10 @@ const (
 	ByGUID        = "guid"
 	ByHosts       = "hosts"
 	ByNeighbours  = "neighbours"
+	ByElimination = "elimination" // the one unidentified switch left for the one planned switch left
 )
 
-var methods = []string{ByDescription, ByGUID, ByHosts, ByNeighbours}
+var methods = []string{ByDescription, ByGUID, ByHosts, ByNeighbours, ByElimination}
 
 // Report is the result of Verify.
 type Report struct {
@@ -114,8 +115,13 @@ func (r *Report) Summary() string {
 	var parts []string
 	total := 0
 	for _, m := range r.Identified {
-		parts = append(parts, fmt.Sprintf("%d by %s", m.Count, methodWords(m.Method)))
+		if m.Count > 0 {
+			parts = append(parts, fmt.Sprintf("%d by %s", m.Count, methodWords(m.Method)))
+		}
 		total += m.Count
+	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
 	}
 	fmt.Fprintf(&b, "%d planned %s identified: %s", total, plural(total, "node", "nodes"), strings.Join(parts, ", "))
 	if n := len(r.Unidentified); n > 0 {
@@ -140,6 +146,8 @@ func methodWords(m string) string {
 		return "attached hosts"
 	case ByNeighbours:
 		return "neighbouring switches"
+	case ByElimination:
+		return "elimination"
 	}
 	return m
 }

@@ -44,7 +44,7 @@ func ExampleVerify() {
 	fmt.Println("clean:", r.Clean())
 	// Output:
 	// 372 of 375 planned cables as planned; 2 findings
-	// 249 planned nodes identified: 249 by node description, 0 by GUID, 0 by attached hosts, 0 by neighbouring switches; 1 not found: hca-1-2-3-2
+	// 249 planned nodes identified: 249 by node description; 1 not found: hca-1-2-3-2
 	// [exchange] rack 1, sw-0-0-0 port 7 and sw-0-0-1 port 7: exchange the two plugs (sw-0-0-0 port 7 then goes to sw-1-0-0 port 5, sw-0-0-1 port 7 to sw-1-0-1 port 5)
 	//   exchange sw-0-0-0:7 sw-0-0-1:7
 	// [missing-hca] rack 3, hca-1-2-3-2: not found (its cable is out, or the host is down); rack 3, hca-1-2-3-2 port 1: connect a cable to sw-1-2-3 port 2
