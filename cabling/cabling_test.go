@@ -457,3 +457,45 @@ func TestLastSwitchLeftIsIdentifiedByElimination(t *testing.T) {
 		t.Errorf("actions %s", got)
 	}
 }
+
+// TestVerifyOfAnotherFabricIsAFullReport: a discovery of a different fabric
+// (or of nothing) is no crash and no ambiguity but a report that is not
+// clean; when the two share no node name or GUID (Slim Fly against Clos,
+// or nothing), no planned cable is as planned and every one is connected.
+func TestVerifyOfAnotherFabricIsAFullReport(t *testing.T) {
+	var fabrics []*fabric.Fabric
+	for _, name := range wiringfaults.Plans {
+		f, err := wiringfaults.Plan(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fabrics = append(fabrics, f)
+	}
+	empty, _ := fabric.New(nil, nil)
+	for i, plan := range fabrics {
+		for j, found := range append(fabrics, empty, nil) {
+			r := Verify(plan, found)
+			if i == j {
+				if !r.Clean() {
+					t.Errorf("%s against itself: %s", wiringfaults.Plans[i], r.Summary())
+				}
+				continue
+			}
+			connects := 0
+			for _, f := range r.Findings {
+				if f.Kind == Ambiguous {
+					t.Errorf("%s against fabric %d: %s", wiringfaults.Plans[i], j, f.Instruction)
+				}
+				for _, a := range f.Actions {
+					if a.Op == OpConnect {
+						connects++
+					}
+				}
+			}
+			unrelated := j >= len(fabrics) || (i < 2) != (j < 2) // sf5, sf7 | clos2, clos3
+			if r.Clean() || (unrelated && (r.AsPlanned != 0 || connects != r.Planned)) {
+				t.Errorf("%s against fabric %d: %d connects; %s", wiringfaults.Plans[i], j, connects, r.Summary())
+			}
+		}
+	}
+}

@@ -62,8 +62,12 @@ func identify(plan, found *fabric.Fabric) *identity {
 // unidentified planned switch are each other's by elimination; more of
 // them cannot be told apart, so they are ambiguous together. Only when no
 // planned switch is left unidentified are they strangers (not in the plan).
-// HCAs are not treated so: their node descriptions are host names.
+// HCAs are not treated so: their node descriptions are host names. Nor is
+// a discovery in which nothing was identified: it is not of this plan.
 func (id *identity) leftoverSwitches(plan, found *fabric.Fabric) {
+	if id.count(ByDescription)+id.count(ByGUID) == 0 {
+		return
+	}
 	var ds, ps []fabric.NodeID
 	for d, n := range found.Nodes() {
 		if n.Kind == fabric.Switch && id.toPlan[d] < 0 && !id.ambiguousFound[d] {
