@@ -164,7 +164,7 @@ func TestEachFindingKind(t *testing.T) {
 			setEnd(&ls[j], s, fabric.PortRef{Node: s, Port: 6}, fabric.PortRef{Node: s, Port: 7})
 			setEnd(&ls[k], s, fabric.PortRef{Node: s, Port: 7}, fabric.PortRef{Node: s, Port: 5})
 			return ls
-		}, "exchange", "3 plugs are rotated, each in the port of the next; 2 steps, in this order: 1) rack 3, sw-0-2-4 port 5 and port 6: exchange the two plugs (port 5 then goes to " + farText(5) + ", port 6 to " + farText(7) + "); 2) rack 3, sw-0-2-4 port 6 and port 7: exchange",
+		}, "exchange", "rack 3, sw-0-2-4: 3 plugs are rotated, each in the port of the next; 2 steps, in this order: 1) rack 3, sw-0-2-4 port 5 and port 6: exchange the two plugs (port 5 then goes to " + farText(5) + ", port 6 to " + farText(7) + "); 2) rack 3, sw-0-2-4 port 6 and port 7: exchange",
 			"exchange sw-0-2-4[5] sw-0-2-4[6]; exchange sw-0-2-4[6] sw-0-2-4[7]"},
 		{"exchange across racks", func(ls []fabric.Link, id func(string) fabric.NodeID) []fabric.Link {
 			s, o := id(sw), id("sw-1-3-1")

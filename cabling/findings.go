@@ -138,6 +138,11 @@ func (g *portGraph) differenceFinding(d difference, steps []step) Finding {
 		kind = Exchange
 		if k := len(d.ports) / 2; k > 2 {
 			lead = fmt.Sprintf("%d plugs are rotated, each in the port of the next; ", k)
+			if len(steps) > 0 {
+				if n, _ := g.node(steps[0].a); n < g.nPlan {
+					lead = g.placeName(n) + ": " + lead
+				}
+			}
 		}
 	case ops[OpConnect]+ops[OpReplace] == len(steps):
 		kind = Missing
@@ -167,6 +172,9 @@ func (g *portGraph) absentFinding(grp *absentGroup) Finding {
 			}
 		}
 		lead = fmt.Sprintf("rack %d: none of its %d switches answers (%s); power them up and check their cables", grp.rack, len(sw), strings.Join(sw, ", "))
+		if len(sw) == 1 {
+			lead = fmt.Sprintf("rack %d: its switch %s does not answer; power it up and check its cables", grp.rack, sw[0])
+		}
 	case MissingSwitch:
 		lead = fmt.Sprintf("%s: not found; check its power and its cables", g.placeName(int(first)))
 	default:

@@ -281,82 +281,68 @@ func (v *voting) accept(claims []claim) []claim {
 	return out
 }
 
-// ambiguous groups the claims no round could settle: a discovered node goes
-// with its tied best candidates and with the candidates it claims as
+// ambiguous groups the claims no round could settle: a discovered node
+// goes with its tied best candidates and with the candidates it claims as
 // strongly as anyone; groups that share a node merge.
 func (v *voting) ambiguous(claims []claim) {
-	if len(claims) == 0 {
-		return
-	}
-	nPlan := len(v.planKind)
-	parent := make(map[int]int) // union-find over plan nodes (i) and discovered nodes (nPlan+d)
-	var find func(int) int
-	find = func(x int) int {
-		p, ok := parent[x]
-		if !ok || p == x {
-			return x
-		}
-		r := find(p)
-		parent[x] = r
-		return r
-	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[max(ra, rb)] = min(ra, rb)
-		}
-	}
+	nPlan := len(v.planKind) // keys: plan node i, discovered node nPlan+d
+	sets := unionFind{}
+	var keys []int
 	for _, c := range claims {
+		d := nPlan + int(c.d)
+		keys = append(keys, d)
 		for _, x := range c.votes {
 			if x.score == c.votes[0].score || x.score == v.best[x.plan] {
-				union(nPlan+int(c.d), int(x.plan))
+				sets.union(d, int(x.plan))
+				keys = append(keys, int(x.plan))
 			}
 		}
 	}
-	byRoot := map[int]*ambiguity{}
-	var roots []int
-	add := func(key int) {
-		r := find(key)
-		a, ok := byRoot[r]
+	sort.Ints(keys)
+	group := map[int]int{} // root → index in v.id.groups
+	for i, k := range keys {
+		if i > 0 && keys[i-1] == k {
+			continue
+		}
+		r := sets.find(k)
+		gi, ok := group[r]
 		if !ok {
-			a = &ambiguity{}
-			byRoot[r] = a
-			roots = append(roots, r)
+			gi = len(v.id.groups)
+			group[r] = gi
+			v.id.groups = append(v.id.groups, ambiguity{})
 		}
-		if key < nPlan {
-			a.plan = append(a.plan, fabric.NodeID(key))
+		a := &v.id.groups[gi]
+		if k < nPlan {
+			a.plan = append(a.plan, fabric.NodeID(k))
+			v.id.ambiguousPlan[k] = true
 		} else {
-			a.found = append(a.found, fabric.NodeID(key-nPlan))
+			a.found = append(a.found, fabric.NodeID(k-nPlan))
+			v.id.ambiguousFound[k-nPlan] = true
 		}
-	}
-	seen := map[int]bool{}
-	for _, c := range claims {
-		for _, key := range append([]int{nPlan + int(c.d)}, planKeys(c.votes)...) {
-			if !seen[key] && find(key) == find(nPlan+int(c.d)) {
-				seen[key] = true
-				add(key)
-			}
-		}
-	}
-	sort.Ints(roots)
-	for _, r := range roots {
-		a := byRoot[r]
-		sort.Slice(a.plan, func(i, j int) bool { return a.plan[i] < a.plan[j] })
-		sort.Slice(a.found, func(i, j int) bool { return a.found[i] < a.found[j] })
-		for _, p := range a.plan {
-			v.id.ambiguousPlan[p] = true
-		}
-		for _, d := range a.found {
-			v.id.ambiguousFound[d] = true
-		}
-		v.id.groups = append(v.id.groups, *a)
 	}
 }
 
-func planKeys(vs []vote) []int {
-	out := make([]int, len(vs))
-	for i, x := range vs {
-		out[i] = int(x.plan)
+// unionFind is a disjoint-set forest over ints; absent keys are roots.
+type unionFind map[int]int
+
+func (u unionFind) find(x int) int {
+	for {
+		p, ok := u[x]
+		if !ok || p == x {
+			return x
+		}
+		if gp, ok := u[p]; ok {
+			u[x] = gp // path halving
+		}
+		x = p
 	}
-	return out
+}
+
+// union joins the sets of a and b under the smaller root, so that roots
+// do not depend on the order of the unions.
+func (u unionFind) union(a, b int) {
+	ra, rb := u.find(a), u.find(b)
+	if ra != rb {
+		u[max(ra, rb)] = min(ra, rb)
+	}
 }
