@@ -14,7 +14,8 @@ import (
 // wiringfaults) and requires that the planned repair of every difference
 // passed its own check (actions.go), so that the plain repair never had to
 // stand in for it — the judge alone would not see that, the plain repair
-// being right too — and that the judge accepts the report. (The property
+// being right too —, that the report never takes more actions than undoing
+// the faults one by one, and that the judge accepts the report. (The property
 // test of the contract, over 10,000 cases, is TestVerifyNeverMisreports-
 // WiringFaults; the fuzz target over the seed is FuzzVerifyWiring.)
 func TestVerifyRepairsGeneratedFaults(t *testing.T) {
@@ -44,6 +45,17 @@ func TestVerifyRepairsGeneratedFaults(t *testing.T) {
 				b, err := json.Marshal(rep)
 				if err != nil {
 					t.Fatal(err)
+				}
+				undo, steps := 0, 0
+				for _, f := range c.Faults {
+					undo += len(f.Undo)
+				}
+				for _, f := range rep.Findings {
+					steps += len(f.Actions)
+				}
+				if steps > undo {
+					failures++
+					t.Errorf("%s %s seed %d: %d actions, but undoing the faults one by one takes %d:\n%s", name, naming, seed, steps, undo, describeReport(rep))
 				}
 				v, err := wiringfaults.Judge(plan, c, b)
 				if err != nil {
