@@ -204,6 +204,16 @@ func (g *portGraph) absentFinding(grp *absentGroup) Finding {
 }
 
 func (g *portGraph) ambiguousFinding(a ambiguity) Finding {
+	// discovered nodes in GUID order, not discovery order, so that the
+	// report does not depend on the order ibnetdiscover met them in
+	a.found = append([]fabric.NodeID(nil), a.found...)
+	sort.Slice(a.found, func(i, j int) bool {
+		x, y := g.found.Node(a.found[i]), g.found.Node(a.found[j])
+		if x.GUID != y.GUID {
+			return x.GUID < y.GUID
+		}
+		return x.Name < y.Name
+	})
 	var cands, found []string
 	for _, p := range a.plan {
 		cands = append(cands, g.name(int(p)))

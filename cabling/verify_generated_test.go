@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"slimroute/fabric"
 	"slimroute/internal/wiringfaults"
 )
 
@@ -86,4 +87,61 @@ func describeReport(r *Report) string {
 		}
 	}
 	return s
+}
+
+// TestVerifyDoesNotDependOnDiscoveryOrder: the same discovery with its
+// nodes listed in another order gives the same report, byte for byte.
+func TestVerifyDoesNotDependOnDiscoveryOrder(t *testing.T) {
+	for _, name := range wiringfaults.Plans {
+		plan, err := wiringfaults.Plan(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= 30; seed++ {
+			naming := wiringfaults.Namings[seed%3]
+			c, err := wiringfaults.Generate(plan, seed, wiringfaults.Options{Naming: naming, Faults: 1 + int(seed%10)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(Verify(plan, c.Found))
+			got, _ := json.Marshal(Verify(plan, permuted(t, c.Found, rand.New(rand.NewPCG(seed, 9)))))
+			if string(got) != string(want) {
+				t.Fatalf("%s %s seed %d: the report changes with the order of the discovered nodes:\n%s\n%s", name, naming, seed, want, got)
+			}
+		}
+	}
+	// the twins: an ambiguous finding lists the discovered switches in GUID order
+	p, err := wiringfaults.TwinPlan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	twins, _, err := wiringfaults.TwinCases(p, wiringfaults.FactoryNewGUIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(Verify(p, twins.Found))
+	for seed := uint64(1); seed <= 10; seed++ {
+		if got, _ := json.Marshal(Verify(p, permuted(t, twins.Found, rand.New(rand.NewPCG(seed, 9))))); string(got) != string(want) {
+			t.Fatalf("twins: the report changes with the order of the discovered nodes:\n%s\n%s", want, got)
+		}
+	}
+}
+
+// permuted returns f with its nodes in a random order.
+func permuted(t *testing.T, f *fabric.Fabric, rng *rand.Rand) *fabric.Fabric {
+	t.Helper()
+	order := rng.Perm(f.NumNodes()) // new position of node i
+	nodes := make([]fabric.Node, f.NumNodes())
+	for i, n := range f.Nodes() {
+		nodes[order[i]] = n
+	}
+	links := append([]fabric.Link(nil), f.Links()...)
+	for i := range links {
+		links[i].A.Node, links[i].B.Node = fabric.NodeID(order[links[i].A.Node]), fabric.NodeID(order[links[i].B.Node])
+	}
+	g, err := fabric.New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
