@@ -55,7 +55,7 @@ func e2eSample() []e2eCase {
 // every kind the sample asks for.
 func generateCovering(t *testing.T, plan *fabric.Fabric, s e2eCase) *wiringfaults.Case {
 	for seed := s.from; seed < s.from+1000; seed++ {
-		c, err := wiringfaults.Generate(plan, seed, wiringfaults.Options{Naming: s.naming, Faults: s.faults, Kinds: s.kinds})
+		c, err := wiringfaults.Generate(plan, seed, wiringfaults.Options{Naming: s.naming, Faults: s.faults, Kinds: s.kinds, Compound: s.faults == wiringfaults.MaxFaults && s.kinds == nil})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,8 @@ func generateCovering(t *testing.T, plan *fabric.Fabric, s e2eCase) *wiringfault
 // verify --json`, and the JSON is judged against the truth with the same
 // invariant as the pure-Go property test. The sample holds every fault kind
 // on q=5 in each naming mode, the intact q=5 in each, and mixed cases of 3
-// and 10 faults on q=7 and each Clos in each naming mode.
+// faults and of 10 compound faults (piled on the same plugs) on q=7 and
+// each Clos in each naming mode.
 func TestCablingVerifyPropertyThroughTheRealTools(t *testing.T) {
 	ibsimtest.Require(t, "ibnetdiscover")
 	start := time.Now()
