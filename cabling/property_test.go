@@ -53,9 +53,10 @@ func verifyAndJudge(p *fabric.Fabric, c *wiringfaults.Case) (wiringfaults.Verdic
 	return v, rep, err
 }
 
-// caseOptions spreads seeds over fault counts 1..10.
+// caseOptions spreads seeds over fault counts 1..10; one seed in three
+// draws compound faults, which pile up on the same plugs.
 func caseOptions(naming wiringfaults.Naming, seed uint64) wiringfaults.Options {
-	return wiringfaults.Options{Naming: naming, Faults: 1 + int(seed%wiringfaults.MaxFaults)}
+	return wiringfaults.Options{Naming: naming, Faults: 1 + int(seed%wiringfaults.MaxFaults), Compound: seed%3 == 0}
 }
 
 // tally counts cases per fabric and fault kind, and ambiguous verdicts.
@@ -64,9 +65,10 @@ type tally struct {
 	cases     map[string]int
 	kinds     map[string]map[wiringfaults.Kind]int
 	ambiguous map[string]int
+	compound  map[string]int
 }
 
-func (ta *tally) add(fab string, c *wiringfaults.Case, v wiringfaults.Verdict) {
+func (ta *tally) add(fab string, c *wiringfaults.Case, compound bool, v wiringfaults.Verdict) {
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
 	ta.cases[fab]++
@@ -78,6 +80,9 @@ func (ta *tally) add(fab string, c *wiringfaults.Case, v wiringfaults.Verdict) {
 	}
 	if len(v.Candidates) > 0 {
 		ta.ambiguous[fab]++
+	}
+	if compound {
+		ta.compound[fab]++
 	}
 }
 
@@ -98,7 +103,7 @@ func (ta *tally) log(t *testing.T) {
 	for _, row := range []struct {
 		name string
 		m    map[string]int
-	}{{"cases", ta.cases}, {"cases with an ambiguous finding", ta.ambiguous}} {
+	}{{"cases", ta.cases}, {"cases with compound faults", ta.compound}, {"cases with an ambiguous finding", ta.ambiguous}} {
 		fmt.Fprintf(&b, "%-30s", row.name)
 		for _, fab := range wiringfaults.Plans {
 			fmt.Fprintf(&b, "%8d", row.m[fab])
@@ -119,7 +124,7 @@ func TestVerifyNeverMisreportsWiringFaults(t *testing.T) {
 	if testing.Short() {
 		perRun = 84
 	}
-	ta := &tally{cases: map[string]int{}, kinds: map[string]map[wiringfaults.Kind]int{}, ambiguous: map[string]int{}}
+	ta := &tally{cases: map[string]int{}, kinds: map[string]map[wiringfaults.Kind]int{}, ambiguous: map[string]int{}, compound: map[string]int{}}
 	start := time.Now()
 	t.Run("all", func(t *testing.T) {
 		for _, fab := range wiringfaults.Plans {
@@ -129,7 +134,8 @@ func TestVerifyNeverMisreportsWiringFaults(t *testing.T) {
 					p := plan(t, fab)
 					failures := 0
 					for seed := uint64(1); seed <= uint64(perRun) && failures < 5; seed++ {
-						c, err := wiringfaults.Generate(p, seed, caseOptions(naming, seed))
+						o := caseOptions(naming, seed)
+						c, err := wiringfaults.Generate(p, seed, o)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -139,7 +145,7 @@ func TestVerifyNeverMisreportsWiringFaults(t *testing.T) {
 							t.Errorf("seed %d: %v\nthe checker said:%s", seed, err, instructions(rep))
 							continue
 						}
-						ta.add(fab, c, v)
+						ta.add(fab, c, o.Compound, v)
 					}
 				})
 			}

@@ -10,8 +10,7 @@ import (
 // Kind is a kind of wiring fault an installer makes.
 type Kind string
 
-// The fault kinds of issue 12. Every fault changes ports that no other fault
-// of the same case touches, so faults never cancel each other.
+// The fault kinds of issue 12.
 const (
 	ExchangeOnSwitch    Kind = "exchange-on-switch"    // two switch-switch plugs traded on one switch
 	ExchangeInRack      Kind = "exchange-in-rack"      // … between two switches of one rack
@@ -30,6 +29,12 @@ const (
 )
 
 // Kinds lists every fault kind, in a fixed order.
+//
+// By default every fault changes ports that no other fault of the same
+// case touches, so faults never cancel each other. In compound mode
+// (Options.Compound) a fault may take a plug an earlier fault displaced
+// (exchange a plug that was moved, rotate plugs of which one was already
+// exchanged), so the final cabling need not be a union of textbook shapes.
 var Kinds = []Kind{
 	ExchangeOnSwitch, ExchangeInRack, ExchangeAcrossRacks, Rotation,
 	HCAExchangeOnSwitch, HCAExchangeAcross, MoveToFreePort, MoveToOtherSwitch,
@@ -39,27 +44,33 @@ var Kinds = []Kind{
 // Fault is one injected fault.
 type Fault struct {
 	Kind Kind
-	// Undo is a sequence of steps that repairs this fault alone; faults
-	// touch disjoint ports, so the Undo of all faults, in any order,
-	// restores the plan. Tests use it as a trivially correct checker.
+	// Undo is a sequence of steps that reverses this fault in the state it
+	// left. Applied for all faults in reverse order, they restore the plan;
+	// without compound mode faults touch disjoint ports, so any order does,
+	// and tests use them as a trivially correct checker.
 	Undo []Step
 }
 
 // injector applies faults to a cabling, each on ports no earlier fault used.
 type injector struct {
-	plan     *fabric.Fabric
-	cab      *Cabling
-	rng      *rand.Rand
-	used     map[fabric.PortRef]bool
-	missing  map[fabric.NodeID]bool
-	switches []fabric.NodeID
-	nominal  rate // the planned rate of the plan's cables; zero if unknown
+	plan *fabric.Fabric
+	cab  *Cabling
+	rng  *rand.Rand
+	used map[fabric.PortRef]bool // ports some fault changed
+	// usedOrder lists the used ports in the order faults took them, for
+	// deterministic draws among them.
+	usedOrder []fabric.PortRef
+	hold      map[fabric.PortRef]bool // ports the fault being drawn already took
+	compound  bool                    // faults may take plugs earlier faults displaced
+	missing   map[fabric.NodeID]bool
+	switches  []fabric.NodeID
+	nominal   rate // the planned rate of the plan's cables; zero if unknown
 }
 
 func newInjector(plan *fabric.Fabric, rng *rand.Rand) *injector {
 	return &injector{
 		plan: plan, cab: NewCabling(plan), rng: rng,
-		used: map[fabric.PortRef]bool{}, missing: map[fabric.NodeID]bool{},
+		used: map[fabric.PortRef]bool{}, hold: map[fabric.PortRef]bool{}, missing: map[fabric.NodeID]bool{},
 		switches: plan.IDsOf(fabric.Switch),
 		nominal:  nominalRate(plan),
 	}
@@ -83,15 +94,19 @@ func (in *injector) isSwitch(n fabric.NodeID) bool { return in.plan.Node(n).Kind
 
 func (in *injector) rack(n fabric.NodeID) int { return in.plan.Node(n).Place.Rack }
 
-// plugOn picks a plugged, unused port of a switch whose cable is still as
-// planned and unused at both ends, and whose far end is a switch (hca false)
-// or an HCA (hca true). It returns the port and its far end.
+// plugOn picks a plugged port of a switch whose far end is a switch (hca
+// false) or an HCA (hca true), and which the fault being drawn has not
+// taken. Unless in compound mode, the cable must also be as planned and
+// untouched at both ends. It returns the port and its far end.
 func (in *injector) plugOn(sw fabric.NodeID, hca bool) (fabric.PortRef, fabric.PortRef, bool) {
 	n := in.plan.Node(sw)
 	for range tries {
 		p := fabric.PortRef{Node: sw, Port: 1 + in.rng.IntN(n.Ports)}
 		x, ok := in.cab.Peer(p)
-		if !ok || in.used[p] || in.used[x] || !in.cab.AsPlanned(p) || in.isSwitch(x.Node) == hca {
+		if !ok || in.hold[p] || in.hold[x] || in.isSwitch(x.Node) == hca {
+			continue
+		}
+		if !in.compound && (in.used[p] || in.used[x] || !in.cab.AsPlanned(p)) {
 			continue
 		}
 		return p, x, true
@@ -100,7 +115,19 @@ func (in *injector) plugOn(sw fabric.NodeID, hca bool) (fabric.PortRef, fabric.P
 }
 
 // anyPlug is plugOn on a random switch for which pred holds.
+//
+// In compound mode, half the picks first try the plugs earlier faults
+// changed, so that faults pile up on the same cables.
 func (in *injector) anyPlug(hca bool, pred func(fabric.NodeID) bool) (fabric.PortRef, fabric.PortRef, bool) {
+	if in.compound && len(in.usedOrder) > 0 && in.rng.IntN(2) == 0 {
+		for range tries {
+			p := in.usedOrder[in.rng.IntN(len(in.usedOrder))]
+			if x, ok := in.cab.Peer(p); ok && in.isSwitch(p.Node) && !in.missing[p.Node] && (pred == nil || pred(p.Node)) &&
+				!in.hold[p] && !in.hold[x] && in.isSwitch(x.Node) != hca {
+				return p, x, true
+			}
+		}
+	}
 	for range tries {
 		sw := in.switches[in.rng.IntN(len(in.switches))]
 		if in.missing[sw] || (pred != nil && !pred(sw)) {
@@ -144,6 +171,9 @@ func (in *injector) randomSwitch(pred func(fabric.NodeID) bool) (fabric.NodeID, 
 
 func (in *injector) use(ps ...fabric.PortRef) {
 	for _, p := range ps {
+		if !in.used[p] {
+			in.usedOrder = append(in.usedOrder, p)
+		}
 		in.used[p] = true
 	}
 }
@@ -204,10 +234,9 @@ func (in *injector) exchange(k Kind) (Fault, bool) {
 		case HCAExchangeAcross:
 			other = func(n fabric.NodeID) bool { return n != a.Node }
 		}
-		in.used[a], in.used[x] = true, true // keep the second pick off this cable
+		in.hold[a], in.hold[x] = true, true // keep the second pick off this cable
 		b, y, ok := in.anyPlug(hca, other)
-		delete(in.used, a)
-		delete(in.used, x)
+		clear(in.hold)
 		// after the exchange a holds y and b holds x: no cable may join a
 		// switch to itself
 		if !ok || y.Node == a.Node || x.Node == b.Node {
@@ -235,30 +264,31 @@ func (in *injector) rotation() (Fault, bool) {
 				break
 			}
 			a, x = append(a, p), append(x, q)
-			in.use(p, q)
+			in.hold[p], in.hold[q] = true, true
 			if oneSwitch {
 				sw := p.Node
 				pred = func(n fabric.NodeID) bool { return n == sw }
 			}
 		}
+		clear(in.hold)
 		bad := len(a) < k
 		for i := range a {
 			bad = bad || x[(i+1)%len(a)].Node == a[i].Node
 		}
 		if bad {
-			for i := range a {
-				delete(in.used, a[i])
-				delete(in.used, x[i])
-			}
 			continue
 		}
+		in.use(a...)
+		in.use(x...)
 		// Physical result: a[i] – x[i+1]. Exchanging a[0] with a[1], then
 		// with a[2], … puts every plug back, in this order only.
+		rates := make([]rate, k) // a cable keeps its rate wherever it goes
 		for i := range a {
+			rates[i] = in.cab.ports[a[i].Node][a[i].Port].rate
 			in.cab.unplug(a[i])
 		}
 		for i := range a {
-			in.cab.plug(a[i], x[(i+1)%k], rate{})
+			in.cab.plug(a[i], x[(i+1)%k], rates[(i+1)%k])
 		}
 		f := Fault{Kind: Rotation}
 		for i := 1; i < k; i++ {
@@ -387,7 +417,13 @@ func (in *injector) degrade() (Fault, bool) {
 		}
 	}
 	a, x, ok := in.anyPlug(in.rng.IntN(3) == 0, nil)
-	if !ok || len(slower) == 0 {
+	for range tries {
+		if !ok || !in.cab.Degraded(a) {
+			break
+		}
+		a, x, ok = in.anyPlug(in.rng.IntN(3) == 0, nil)
+	}
+	if !ok || len(slower) == 0 || in.cab.Degraded(a) {
 		return Fault{}, false
 	}
 	in.use(a, x)

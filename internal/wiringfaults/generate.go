@@ -49,6 +49,10 @@ type Options struct {
 	Naming Naming
 	Faults int    // 0 (a clean case) to MaxFaults
 	Kinds  []Kind // the kinds to draw from; nil means all Kinds
+	// Compound lets a fault take plugs earlier faults displaced, so faults
+	// pile up on the same cables (see Kinds). Faults that cancel out
+	// entirely are drawn again; the truth is always the final cabling.
+	Compound bool
 }
 
 // Case is a broken fabric and the truth about it.
@@ -98,17 +102,21 @@ func Generate(plan *fabric.Fabric, seed uint64, o Options) (*Case, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x12))
 	for range 32 {
 		in := newInjector(plan, rng)
+		in.compound = o.Compound
 		faults, err := in.injectN(o.Faults, kinds)
 		if err != nil {
 			return nil, err
 		}
 		c, ok, err := in.finish(seed, o.Naming, faults)
-		if ok || err != nil {
-			return c, err
+		if err != nil {
+			return nil, err
 		}
-		// a cabled island: draw again
+		if ok && (c.Clean() == (o.Faults == 0)) {
+			return c, nil
+		}
+		// a cabled island, or compound faults that cancelled: draw again
 	}
-	return nil, fmt.Errorf("seed %d: every draw of %d faults left part of the fabric cut off from discovery; use fewer faults or a larger fabric", seed, o.Faults)
+	return nil, fmt.Errorf("seed %d: every draw of %d faults left part of the fabric cut off from discovery or cancelled out; use fewer faults or a larger fabric", seed, o.Faults)
 }
 
 // Break returns the case of plan broken by the given physical steps instead

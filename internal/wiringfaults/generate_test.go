@@ -134,3 +134,44 @@ func checkDiscovery(plan *fabric.Fabric, c *Case) error {
 	}
 	return nil
 }
+
+// TestUndoInReverseRestoresThePlan: in compound mode faults pile up on the
+// same plugs; undoing them in reverse order still restores the plan, and
+// the mode really makes faults share ports.
+func TestUndoInReverseRestoresThePlan(t *testing.T) {
+	overlapping := 0
+	for _, name := range Plans {
+		plan := testPlan(t, name)
+		for seed := uint64(1); seed <= 100; seed++ {
+			c, err := Generate(plan, seed, Options{Naming: PlanDescriptions, Faults: MaxFaults, Compound: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cab := c.Physical.Clone()
+			seen, shared := map[fabric.PortRef]int{}, false
+			for i := len(c.Faults) - 1; i >= 0; i-- {
+				for _, s := range c.Faults[i].Undo {
+					if err := cab.Apply(s); err != nil {
+						t.Fatalf("%s seed %d: undo of fault %d (%s): %v", name, seed, i+1, c.Faults[i].Kind, err)
+					}
+					for _, p := range [2]fabric.PortRef{s.A, s.B} {
+						if f, ok := seen[p]; ok && f != i {
+							shared = true
+						}
+						seen[p] = i
+					}
+				}
+			}
+			if d := cab.Diff(); len(d) > 0 {
+				t.Fatalf("%s seed %d: %d ports still wrong after undoing every fault", name, seed, len(d))
+			}
+			if shared {
+				overlapping++
+			}
+		}
+	}
+	t.Logf("%d of %d compound cases have faults sharing ports", overlapping, 4*100)
+	if overlapping < 300 {
+		t.Errorf("only %d of 400 compound cases have overlapping faults", overlapping)
+	}
+}
