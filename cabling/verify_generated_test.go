@@ -33,7 +33,8 @@ func TestVerifyRepairsGeneratedFaults(t *testing.T) {
 		for _, naming := range wiringfaults.Namings {
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				n := 1 + rand.New(rand.NewPCG(seed, 3)).IntN(wiringfaults.MaxFaults)
-				c, err := wiringfaults.Generate(plan, seed, wiringfaults.Options{Naming: naming, Faults: n})
+				// every other case compound: faults may take plugs earlier ones displaced
+				c, err := wiringfaults.Generate(plan, seed, wiringfaults.Options{Naming: naming, Faults: n, Compound: seed%2 == 0})
 				if err != nil {
 					t.Fatal(err)
 				}
