@@ -12,11 +12,13 @@ import (
 
 // TestVerifyRepairsGeneratedFaults runs Verify on seeded random fault sets
 // (1 to 10 faults of every kind, every naming mode, every planned fabric of
-// wiringfaults) and requires that the planned repair of every difference
-// passed its own check (actions.go), so that the plain repair never had to
-// stand in for it — the judge alone would not see that, the plain repair
-// being right too —, that the report never takes more actions than undoing
-// the faults one by one, and that the judge accepts the report. (The property
+// wiringfaults) and requires that every port that is not as planned is on
+// exactly one difference (so in exactly one finding); that the planned
+// repair of every difference passed its own check (actions.go), so that the
+// plain repair never had to stand in for it — the judge alone would not see
+// that, the plain repair being right too; that the report never takes more
+// actions than undoing the faults one by one; and that the judge accepts
+// the report. (The property
 // test of the contract, over 10,000 cases, is TestVerifyNeverMisreports-
 // WiringFaults; the fuzz target over the seed is FuzzVerifyWiring.)
 func TestVerifyRepairsGeneratedFaults(t *testing.T) {
@@ -48,6 +50,10 @@ func TestVerifyRepairsGeneratedFaults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if err := g.everyPortOnce(); err != nil {
+					failures++
+					t.Errorf("%s %s seed %d: %v", name, naming, seed, err)
+				}
 				undo, steps := 0, 0
 				for _, f := range c.Faults {
 					undo += len(f.Undo)
@@ -77,6 +83,28 @@ func TestVerifyRepairsGeneratedFaults(t *testing.T) {
 	if failures > 0 {
 		t.Errorf("%d of %d cases failed", failures, cases)
 	}
+}
+
+// everyPortOnce checks the classification's promise: every port that is not
+// as planned is on exactly one difference, and no other port is.
+func (g *portGraph) everyPortOnce() error {
+	on := make([]int, len(g.planned))
+	for _, d := range g.differences() {
+		for _, p := range d.ports {
+			on[p]++
+		}
+	}
+	for p := range on {
+		want := 0
+		if g.differs(int32(p)) {
+			want = 1
+		}
+		if on[p] != want {
+			k, port := g.node(int32(p))
+			return fmt.Errorf("%s port %d is on %d differences, want %d", g.name(k), port, on[p], want)
+		}
+	}
+	return nil
 }
 
 func describeReport(r *Report) string {
