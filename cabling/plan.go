@@ -37,8 +37,8 @@ var DefaultGeometry = Geometry{RackPitch: 0.6, RowPitch: 2.4, UnitHeight: 0.0444
 // lengthClasses are the cable lengths sold (m); a run takes the next one up.
 var lengthClasses = []float64{0.5, 1, 1.5, 2, 2.5, 3, 5, 7, 10, 15, 20, 30, 50, 100}
 
-// End is one end of a cable.
-type End struct {
+// CableEnd is one end of a planned cable: where it plugs in.
+type CableEnd struct {
 	Rack, U int
 	Node    string
 	Port    int
@@ -47,7 +47,7 @@ type End struct {
 // Cable is one row of the cable list.
 type Cable struct {
 	ID        string
-	A, B      End
+	A, B      CableEnd
 	IntraRack bool
 	Kind      string  // "copper" or "optical"
 	Length    float64 // length class, m
@@ -97,14 +97,14 @@ func MakePlan(f *fabric.Fabric, g Geometry) (*Plan, error) {
 	return p, nil
 }
 
-func end(f *fabric.Fabric, p fabric.PortRef) End {
+func end(f *fabric.Fabric, p fabric.PortRef) CableEnd {
 	n := f.Node(p.Node)
-	return End{Rack: n.Place.Rack, U: n.Place.U, Node: n.Name, Port: p.Port}
+	return CableEnd{Rack: n.Place.Rack, U: n.Place.U, Node: n.Name, Port: p.Port}
 }
 
 // distance estimates a cable run: along the row, across rows, up and down
 // the racks, plus slack.
-func distance(g Geometry, a, b End) float64 {
+func distance(g Geometry, a, b CableEnd) float64 {
 	row := func(r int) (int, int) {
 		if g.RacksPerRow <= 0 || r <= 0 {
 			return 0, r

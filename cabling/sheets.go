@@ -18,11 +18,11 @@ func WriteHTML(w io.Writer, p *Plan) error {
 	byNode := map[string][]struct {
 		port int
 		c    Cable
-		far  End
+		far  CableEnd
 	}{}
-	rackOf := map[string]End{}
+	rackOf := map[string]CableEnd{}
 	for _, c := range p.Cables {
-		for i, e := range [2]End{c.A, c.B} {
+		for i, e := range [2]CableEnd{c.A, c.B} {
 			far := c.B
 			if i == 1 {
 				far = c.A
@@ -30,7 +30,7 @@ func WriteHTML(w io.Writer, p *Plan) error {
 			byNode[e.Node] = append(byNode[e.Node], struct {
 				port int
 				c    Cable
-				far  End
+				far  CableEnd
 			}{e.Port, c, far})
 			rackOf[e.Node] = e
 		}

@@ -1,17 +1,20 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	verify "slimroute/cabling"
 	"slimroute/fabric"
 	"slimroute/internal/ibsimtest"
 )
@@ -147,9 +150,12 @@ func factoryNames(t *testing.T, f *fabric.Fabric) *fabric.Fabric {
 
 // TestCablingVerifyFindsInjectedFaults plans the q=5 Slim Fly, breaks it
 // with seeded faults, simulates it, discovers it with ibnetdiscover, and
-// requires cabling verify to report exactly the injected faults — and
-// nothing for the intact fabric — with node descriptions and, again, with
-// factory descriptions where only the hosts identify the switches.
+// requires cabling verify to exit 1 with one finding of the right kind per
+// fault, naming the fault's switch, whose actions (--json), replayed on the
+// broken cabling, give the plan — and exit 0 for the intact fabric; with
+// node descriptions and, again, with factory descriptions where only the
+// hosts identify the switches. A cable that trains slower than planned is
+// one exact finding.
 func TestCablingVerifyFindsInjectedFaults(t *testing.T) {
 	ibsimtest.Require(t, "ibnetdiscover")
 	dir := t.TempDir()
@@ -181,7 +187,7 @@ func TestCablingVerifyFindsInjectedFaults(t *testing.T) {
 	}
 	t.Run("clean", func(t *testing.T) {
 		out, status := runStatus(t, "cabling", "verify", "--plan", plan, "--discovered", discover(t, planned))
-		if status != 0 || !strings.Contains(out, "0 findings") {
+		if status != 0 || !strings.HasPrefix(out, fmt.Sprintf("%[1]d of %[1]d planned cables as planned; 0 findings\n", len(planned.Links()))) {
 			t.Fatalf("status %d:\n%s", status, out)
 		}
 	})
@@ -191,6 +197,7 @@ func TestCablingVerifyFindsInjectedFaults(t *testing.T) {
 		p := readFabric(t, filepath.Join(rated, "fabric.json"), fabric.FormatJSON)
 		links := append([]fabric.Link(nil), p.Links()...)
 		sw, _ := p.NodeByName("sw-0-3-3")
+		far, _ := p.Peer(fabric.PortRef{Node: sw, Port: 7})
 		for i, l := range links {
 			if (l.A.Node == sw && l.A.Port == 7) || (l.B.Node == sw && l.B.Port == 7) {
 				links[i].Speed = fabric.SDR // this cable trains at SDR
@@ -201,50 +208,106 @@ func TestCablingVerifyFindsInjectedFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, status := runStatus(t, "cabling", "verify", "--plan", rated, "--discovered", discover(t, slow))
-		if status != 1 || !strings.Contains(out, "[degraded] rack 4, sw-0-3-3 port 7") && !strings.Contains(out, "port 7 runs at 4xSDR") || !strings.Contains(out, "1 findings") {
-			t.Fatalf("status %d:\n%s", status, out)
+		want := fmt.Sprintf("%d of %d planned cables as planned; 1 finding\n", len(links)-1, len(links))
+		line := fmt.Sprintf("\n  [degraded] rack %d, sw-0-3-3 port 7: the cable to %s port %d runs at 4xSDR, planned 4xQDR; reseat or replace it\n",
+			p.Node(sw).Place.Rack, p.Node(far.Node).Name, far.Port)
+		if status != 1 || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, line) {
+			t.Fatalf("status %d, want 1, %q and %q:\n%s", status, want, line, out)
 		}
 	})
+	// the kinds of finding each injected fault must show up as
+	kindOf := map[string]string{"swap": verify.Exchange, "missing": verify.Missing, "wrong-port": verify.Move,
+		"wrong-switch": verify.Move, "extra": verify.Extra, "missing-switch": verify.MissingSwitch}
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, factory := range []bool{false, true} {
 			t.Run(fmt.Sprintf("seed=%d/factory=%v", seed, factory), func(t *testing.T) {
 				broken, faults := injectFaults(t, wide, rand.New(rand.NewPCG(seed, 42)))
+				seen := broken
 				if factory {
-					broken = factoryNames(t, broken)
+					seen = factoryNames(t, broken)
 				}
-				out, status := runStatus(t, "cabling", "verify", "--plan", plan, "--discovered", discover(t, broken))
+				found := discover(t, seen)
+				out, status := runStatus(t, "cabling", "verify", "--plan", plan, "--discovered", found)
 				if seed == 1 && factory {
 					t.Logf("verify says:\n%s", out)
 				}
 				if status != 1 {
 					t.Fatalf("exit status %d, want 1:\n%s", status, out)
 				}
+				js, status := runStatus(t, "cabling", "verify", "--json", "--plan", plan, "--discovered", found)
+				var r verify.Report
+				if err := json.Unmarshal([]byte(js), &r); err != nil || status != 1 {
+					t.Fatalf("--json: status %d, %v:\n%s", status, err, js)
+				}
+				// the text and the JSON tell the same story
+				head := fmt.Sprintf("%d of %d planned cables as planned; %d findings\n", r.AsPlanned, r.Planned, len(r.Findings))
+				if !strings.HasPrefix(out, head) || strings.Count(out, "\n  [") != len(r.Findings) {
+					t.Errorf("text does not start with %q or lists other findings than the JSON:\n%s", head, out)
+				}
 				var got, want []string
-				lines := strings.Split(strings.TrimSpace(out), "\n")[1:]
-				for _, l := range lines {
-					got = append(got, strings.TrimPrefix(strings.Fields(l)[0], "[")[0:])
+				for _, f := range r.Findings {
+					got = append(got, f.Kind)
 				}
 				for _, f := range faults {
-					want = append(want, "["+f.kind+"]")
-					found := false
-					for _, l := range lines {
-						if strings.Contains(l, "["+f.kind+"]") && strings.Contains(l, f.node) {
-							found = true
-						}
+					want = append(want, kindOf[f.kind])
+					named := false
+					for _, x := range r.Findings {
+						named = named || (x.Kind == kindOf[f.kind] && slices.Contains(x.Nodes, f.node))
 					}
-					if !found {
-						t.Errorf("no %s finding naming %s:\n%s", f.kind, f.node, out)
+					if !named {
+						t.Errorf("no %s finding names %s (injected %s):\n%s", kindOf[f.kind], f.node, f.kind, out)
 					}
-				}
-				for i := range got {
-					got[i] = strings.Fields(lines[i])[0]
 				}
 				sort.Strings(got)
 				sort.Strings(want)
 				if strings.Join(got, " ") != strings.Join(want, " ") {
 					t.Errorf("findings %v, injected %v:\n%s", got, want, out)
 				}
+				if after, err := replay(broken, &r); err != nil || strings.Join(after, "\n") != strings.Join(cabling(planned), "\n") {
+					t.Errorf("replaying the actions on the broken fabric does not give the plan (%v):\n%s", err, out)
+				}
 			})
 		}
 	}
+}
+
+// replay applies a report's actions, with the contract's semantics, to the
+// cabling of f (whose nodes carry their plan names) and returns the result
+// as cabling does; an action the ports do not allow is an error.
+func replay(f *fabric.Fabric, r *verify.Report) ([]string, error) {
+	peer := map[string]string{}
+	for _, l := range f.Links() {
+		a, b := fmt.Sprintf("%s[%d]", f.Node(l.A.Node).Name, l.A.Port), fmt.Sprintf("%s[%d]", f.Node(l.B.Node).Name, l.B.Port)
+		peer[a], peer[b] = b, a
+	}
+	for _, x := range r.Findings {
+		for _, ac := range x.Actions {
+			a, b := fmt.Sprintf("%s[%d]", ac.A.Node, ac.A.Port), fmt.Sprintf("%s[%d]", ac.B.Node, ac.B.Port)
+			pa, hasA := peer[a]
+			pb, hasB := peer[b]
+			switch {
+			case ac.Op == verify.OpExchange && hasA && hasB:
+				peer[a], peer[pb], peer[b], peer[pa] = pb, a, pa, b
+			case ac.Op == verify.OpMove && hasA && !hasB:
+				delete(peer, a)
+				peer[b], peer[pa] = pa, b
+			case ac.Op == verify.OpConnect && !hasA && !hasB:
+				peer[a], peer[b] = b, a
+			case ac.Op == verify.OpRemove && pa == b:
+				delete(peer, a)
+				delete(peer, b)
+			case ac.Op == verify.OpReplace && pa == b:
+			default:
+				return nil, fmt.Errorf("%s %s %s is not possible at that moment", ac.Op, a, b)
+			}
+		}
+	}
+	var out []string
+	for a, b := range peer {
+		if a < b {
+			out = append(out, a+" "+b)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }

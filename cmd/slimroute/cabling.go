@@ -110,9 +110,15 @@ Example:
 			{
 				Name:  "verify",
 				Usage: "compare an ibnetdiscover dump with the plan and say which cables to fix",
-				Description: `Matches discovered switches to planned ones by node description, by a node-name-map, by
-GUID, or by the HCAs cabled to them, and lists every wiring problem with an instruction,
-in rack order. Exit status: 0 as planned, 1 findings, 2 could not check.
+				Description: `Identifies the discovered nodes (by node description, after a node-name-map if given,
+then by GUID, then by the hosts and neighbouring switches cabled to them, so switches with
+factory descriptions are found too), then compares every port with the plan. Every port that
+is not as planned is in exactly one finding, in rack order, with the fewest physical steps
+that put it right: exchange two plugs (or k−1 exchanges for k rotated plugs), move a plug,
+connect, remove or replace a cable. Switches whose cables fit two planned switches equally
+well are reported as ambiguous rather than guessed. With --json, each finding also lists
+its steps as actions (op, a, b: node and port) that a script can replay.
+Exit status: 0 as planned, 1 findings, 2 could not check.
 
 Example:
    ibnetdiscover > found.txt && slimroute cabling verify --plan plan/ --discovered found.txt`,
@@ -132,7 +138,7 @@ Example:
 						b, _ := json.MarshalIndent(rep, "", "  ")
 						fmt.Fprintf(c.App.Writer, "%s\n", b)
 					} else {
-						fmt.Fprintf(c.App.Writer, "%d of %d planned cables as planned; %d findings (nodes matched: %v)\n", rep.OK, rep.Planned, len(rep.Findings), rep.MatchedBy)
+						fmt.Fprint(c.App.Writer, rep.Summary())
 						for _, f := range rep.Findings {
 							fmt.Fprintf(c.App.Writer, "  [%s] %s\n", f.Kind, f.Instruction)
 						}

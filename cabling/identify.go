@@ -1,0 +1,348 @@
+package cabling
+
+import (
+	"sort"
+
+	"slimroute/fabric"
+)
+
+// identity says which discovered node is which planned node.
+type identity struct {
+	toPlan  []fabric.NodeID // per discovered node: its plan node, or -1
+	toFound []fabric.NodeID // per plan node: its discovered node, or -1
+	method  []string        // per plan node: how it was identified
+	// groups are discovered nodes that fit several plan nodes equally well
+	// (or several discovered nodes that fit one): no guess is made for them.
+	groups         []ambiguity
+	ambiguousPlan  []bool // per plan node: a candidate of a group
+	ambiguousFound []bool // per discovered node: in a group
+}
+
+// ambiguity is one set of discovered nodes and the plan nodes they could be.
+type ambiguity struct {
+	found []fabric.NodeID // ascending
+	plan  []fabric.NodeID // ascending
+}
+
+// identify matches discovered nodes to plan nodes: by node description,
+// then by node GUID, then by votes of the nodes already identified (see
+// byVotes). A plan node is matched at most once, and only to a node of its
+// kind.
+func identify(plan, found *fabric.Fabric) *identity {
+	id := &identity{
+		toPlan:         fill(found.NumNodes()),
+		toFound:        fill(plan.NumNodes()),
+		method:         make([]string, plan.NumNodes()),
+		ambiguousPlan:  make([]bool, plan.NumNodes()),
+		ambiguousFound: make([]bool, found.NumNodes()),
+	}
+	fn := found.Nodes()
+	for d := range fn {
+		if p, ok := plan.NodeByName(fn[d].Name); ok {
+			id.set(plan, found, fabric.NodeID(d), p, ByDescription)
+		}
+	}
+	for d := range fn {
+		if fn[d].GUID == 0 || id.toPlan[d] >= 0 {
+			continue
+		}
+		if p, ok := plan.NodeByGUID(fn[d].GUID); ok {
+			id.set(plan, found, fabric.NodeID(d), p, ByGUID)
+		}
+	}
+	newVoting(plan, found, id).run()
+	id.leftoverSwitches(plan, found)
+	return id
+}
+
+// leftoverSwitches settles the discovered switches that no vote reached:
+// with factory descriptions and new GUIDs, a switch whose cables all went to
+// free ports (or to other such switches) is still most likely a planned
+// switch that was not identified, not a stranger. One such switch and one
+// unidentified planned switch are each other's by elimination; more of
+// them cannot be told apart, so they are ambiguous together. Only when no
+// planned switch is left unidentified are they strangers (not in the plan).
+// HCAs are not treated so: their node descriptions are host names. Nor is
+// a discovery in which nothing was identified: it is not of this plan.
+func (id *identity) leftoverSwitches(plan, found *fabric.Fabric) {
+	if id.count(ByDescription)+id.count(ByGUID) == 0 {
+		return
+	}
+	var ds, ps []fabric.NodeID
+	for d, n := range found.Nodes() {
+		if n.Kind == fabric.Switch && id.toPlan[d] < 0 && !id.ambiguousFound[d] {
+			ds = append(ds, fabric.NodeID(d))
+		}
+	}
+	for _, p := range plan.IDsOf(fabric.Switch) {
+		if id.toFound[p] < 0 && !id.ambiguousPlan[p] {
+			ps = append(ps, p)
+		}
+	}
+	switch {
+	case len(ds) == 0 || len(ps) == 0:
+	case len(ds) == 1 && len(ps) == 1:
+		id.set(plan, found, ds[0], ps[0], ByElimination)
+	default:
+		for _, p := range ps {
+			id.ambiguousPlan[p] = true
+		}
+		for _, d := range ds {
+			id.ambiguousFound[d] = true
+		}
+		id.groups = append(id.groups, ambiguity{found: ds, plan: ps})
+	}
+}
+
+func fill(n int) []fabric.NodeID {
+	s := make([]fabric.NodeID, n)
+	for i := range s {
+		s[i] = -1
+	}
+	return s
+}
+
+func (id *identity) set(plan, found *fabric.Fabric, d, p fabric.NodeID, how string) {
+	if id.toPlan[d] >= 0 || id.toFound[p] >= 0 || plan.Node(p).Kind != found.Node(d).Kind {
+		return
+	}
+	id.toPlan[d], id.toFound[p], id.method[p] = p, d, how
+}
+
+func (id *identity) count(how string) int {
+	n := 0
+	for _, m := range id.method {
+		if m == how {
+			n++
+		}
+	}
+	return n
+}
+
+// vote is the evidence that a discovered node is plan node plan: each of its
+// cables whose far end is identified and planned to plan scores 2 when the
+// port numbers agree with the plan, 1 when only the node does.
+type vote struct {
+	plan  fabric.NodeID
+	score int
+	hosts int // the part of score from HCAs
+}
+
+// voting identifies the remaining discovered nodes by their neighbours,
+// the way an installer would: the hosts on a switch, then the switches
+// next to identified ones, name it. It runs in rounds until nothing
+// changes. A round accepts a discovered node d as plan node X only when X
+// is d's strictly best candidate and d is X's strictly best claimant, and
+// only the most decisive such pairs (largest lead over the runner-up), so
+// that weak evidence waits for the rounds that bring more. Whatever is left
+// with votes is ambiguous.
+type voting struct {
+	plan, found *fabric.Fabric
+	id          *identity
+	planKind    []fabric.Kind
+	foundKind   []fabric.Kind
+	foundPorts  []int
+	best        []int // per plan node: the highest score any discovered node gives it this round
+	claimants   []int // per plan node: how many discovered nodes give it that score
+}
+
+// claim is one discovered node's standing in a round.
+type claim struct {
+	d      fabric.NodeID
+	votes  []vote // best first
+	margin int    // lead of the best over the runner-up
+}
+
+func newVoting(plan, found *fabric.Fabric, id *identity) *voting {
+	v := &voting{plan: plan, found: found, id: id,
+		best: make([]int, plan.NumNodes()), claimants: make([]int, plan.NumNodes())}
+	for _, n := range plan.Nodes() {
+		v.planKind = append(v.planKind, n.Kind)
+	}
+	for _, n := range found.Nodes() {
+		v.foundKind = append(v.foundKind, n.Kind)
+		v.foundPorts = append(v.foundPorts, n.Ports)
+	}
+	return v
+}
+
+func (v *voting) run() {
+	for {
+		claims := v.round()
+		accepted := v.accept(claims)
+		if len(accepted) == 0 {
+			v.ambiguous(claims)
+			return
+		}
+		for _, c := range accepted {
+			how := ByNeighbours
+			if 2*c.votes[0].hosts >= c.votes[0].score {
+				how = ByHosts
+			}
+			v.id.set(v.plan, v.found, c.d, c.votes[0].plan, how)
+		}
+	}
+}
+
+// round collects the votes for every unidentified discovered node.
+func (v *voting) round() []claim {
+	for i := range v.best {
+		v.best[i], v.claimants[i] = 0, 0
+	}
+	var claims []claim
+	for d := range v.foundKind {
+		if v.id.toPlan[d] >= 0 {
+			continue
+		}
+		vs := v.votes(fabric.NodeID(d))
+		if len(vs) == 0 {
+			continue
+		}
+		c := claim{d: fabric.NodeID(d), votes: vs, margin: vs[0].score}
+		if len(vs) > 1 {
+			c.margin -= vs[1].score
+		}
+		claims = append(claims, c)
+		for _, x := range vs {
+			switch {
+			case x.score > v.best[x.plan]:
+				v.best[x.plan], v.claimants[x.plan] = x.score, 1
+			case x.score == v.best[x.plan]:
+				v.claimants[x.plan]++
+			}
+		}
+	}
+	return claims
+}
+
+// votes returns the candidates for discovered node d, best first (ties by
+// plan order).
+func (v *voting) votes(d fabric.NodeID) []vote {
+	var vs []vote
+	for p := 1; p <= v.foundPorts[d]; p++ {
+		far, ok := v.found.Peer(fabric.PortRef{Node: d, Port: p})
+		if !ok {
+			continue
+		}
+		e := v.id.toPlan[far.Node]
+		if e < 0 {
+			continue
+		}
+		want, ok := v.plan.Peer(fabric.PortRef{Node: e, Port: far.Port})
+		if !ok || v.id.toFound[want.Node] >= 0 || v.planKind[want.Node] != v.foundKind[d] {
+			continue
+		}
+		w := 1
+		if want.Port == p {
+			w = 2
+		}
+		h := 0
+		if v.planKind[e] == fabric.HCA {
+			h = w
+		}
+		i := 0
+		for i < len(vs) && vs[i].plan != want.Node {
+			i++
+		}
+		if i == len(vs) {
+			vs = append(vs, vote{plan: want.Node})
+		}
+		vs[i].score += w
+		vs[i].hosts += h
+	}
+	sort.Slice(vs, func(i, j int) bool {
+		if vs[i].score != vs[j].score {
+			return vs[i].score > vs[j].score
+		}
+		return vs[i].plan < vs[j].plan
+	})
+	return vs
+}
+
+// accept picks the claims this round settles: strict on both sides, and
+// the most decisive only.
+func (v *voting) accept(claims []claim) []claim {
+	var ok []claim
+	most := 0
+	for _, c := range claims {
+		b := c.votes[0]
+		if c.margin <= 0 || v.best[b.plan] != b.score || v.claimants[b.plan] != 1 {
+			continue
+		}
+		ok = append(ok, c)
+		most = max(most, c.margin)
+	}
+	out := ok[:0]
+	for _, c := range ok {
+		if c.margin == most {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ambiguous groups the claims no round could settle: a discovered node
+// goes with its tied best candidates and with the candidates it claims as
+// strongly as anyone; groups that share a node merge.
+func (v *voting) ambiguous(claims []claim) {
+	nPlan := len(v.planKind) // keys: plan node i, discovered node nPlan+d
+	sets := unionFind{}
+	var keys []int
+	for _, c := range claims {
+		d := nPlan + int(c.d)
+		keys = append(keys, d)
+		for _, x := range c.votes {
+			if x.score == c.votes[0].score || x.score == v.best[x.plan] {
+				sets.union(d, int(x.plan))
+				keys = append(keys, int(x.plan))
+			}
+		}
+	}
+	sort.Ints(keys)
+	group := map[int]int{} // root → index in v.id.groups
+	for i, k := range keys {
+		if i > 0 && keys[i-1] == k {
+			continue
+		}
+		r := sets.find(k)
+		gi, ok := group[r]
+		if !ok {
+			gi = len(v.id.groups)
+			group[r] = gi
+			v.id.groups = append(v.id.groups, ambiguity{})
+		}
+		a := &v.id.groups[gi]
+		if k < nPlan {
+			a.plan = append(a.plan, fabric.NodeID(k))
+			v.id.ambiguousPlan[k] = true
+		} else {
+			a.found = append(a.found, fabric.NodeID(k-nPlan))
+			v.id.ambiguousFound[k-nPlan] = true
+		}
+	}
+}
+
+// unionFind is a disjoint-set forest over ints; absent keys are roots.
+type unionFind map[int]int
+
+func (u unionFind) find(x int) int {
+	for {
+		p, ok := u[x]
+		if !ok || p == x {
+			return x
+		}
+		if gp, ok := u[p]; ok {
+			u[x] = gp // path halving
+		}
+		x = p
+	}
+}
+
+// union joins the sets of a and b under the smaller root, so that roots
+// do not depend on the order of the unions.
+func (u unionFind) union(a, b int) {
+	ra, rb := u.find(a), u.find(b)
+	if ra != rb {
+		u[max(ra, rb)] = min(ra, rb)
+	}
+}
