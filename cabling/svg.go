@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"sort"
 	"unicode/utf8"
 
@@ -59,7 +60,7 @@ func WriteSVG(w io.Writer, p *Plan) error {
 	for _, line := range []string{title, summary, units} {
 		width = max(width, 2*svgMargin+textWidth(line, svgFont+2))
 	}
-	height := bottom + 5*lineH + 8 + svgMargin
+	width, height := math.Ceil(width), math.Ceil(bottom+5*lineH+8+svgMargin)
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="%g">`+"\n", width, height, width, height, svgFont)
 	fmt.Fprintf(bw, `<rect x="0" y="0" width="%g" height="%g" fill="white"/>`+"\n", width, height)
