@@ -12,6 +12,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"slimroute/fabric"
 )
@@ -113,7 +114,7 @@ func MakePlan(f *fabric.Fabric, g Geometry) (*Plan, error) {
 	p := &Plan{Fabric: f, Layout: how}
 	for _, l := range f.Links() {
 		a, b := end(f, l.A), end(f, l.B)
-		if a.Rack > b.Rack || (a.Rack == b.Rack && (a.Node > b.Node || (a.Node == b.Node && a.Port > b.Port))) {
+		if endLess(b, a) {
 			a, b = b, a
 		}
 		c := Cable{A: a, B: b, IntraRack: a.Rack == b.Rack && a.Rack > 0}
@@ -124,16 +125,7 @@ func MakePlan(f *fabric.Fabric, g Geometry) (*Plan, error) {
 		}
 		p.Cables = append(p.Cables, c)
 	}
-	sort.SliceStable(p.Cables, func(i, j int) bool {
-		x, y := p.Cables[i].A, p.Cables[j].A
-		if x.Rack != y.Rack {
-			return x.Rack < y.Rack
-		}
-		if x.Node != y.Node {
-			return x.Node < y.Node
-		}
-		return x.Port < y.Port
-	})
+	sort.Slice(p.Cables, func(i, j int) bool { return endLess(p.Cables[i].A, p.Cables[j].A) })
 	for i := range p.Cables {
 		c := &p.Cables[i]
 		c.ID = fmt.Sprintf("R%02d-%04d", c.A.Rack, i+1)
@@ -144,6 +136,56 @@ func MakePlan(f *fabric.Fabric, g Geometry) (*Plan, error) {
 	}
 	p.ID = hex.EncodeToString(h.Sum(nil))[:12]
 	return p, nil
+}
+
+// endLess orders cable ends by rack, node name (numbers in names compared
+// as numbers, so hca-0-2 comes before hca-0-10), then port.
+func endLess(x, y CableEnd) bool {
+	if x.Rack != y.Rack {
+		return x.Rack < y.Rack
+	}
+	if x.Node != y.Node {
+		return naturalLess(x.Node, y.Node)
+	}
+	return x.Port < y.Port
+}
+
+// naturalLess compares names piece by piece, runs of digits by their
+// value; names equal that way ("a01", "a1") fall back to byte order, so
+// the order is total.
+func naturalLess(a, b string) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			ei, ej := digitsEnd(a, i), digitsEnd(b, j)
+			x, y := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
+			if len(x) != len(y) {
+				return len(x) < len(y)
+			}
+			if x != y {
+				return x < y
+			}
+			i, j = ei, ej
+			continue
+		}
+		if a[i] != b[j] {
+			return a[i] < b[j]
+		}
+		i, j = i+1, j+1
+	}
+	if len(a)-i != len(b)-j {
+		return len(a)-i < len(b)-j
+	}
+	return a < b
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func digitsEnd(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }
 
 func end(f *fabric.Fabric, p fabric.PortRef) CableEnd {

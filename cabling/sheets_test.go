@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -581,6 +582,39 @@ func TestGeometryErrorsNameTheField(t *testing.T) {
 		c.edit(&g)
 		if _, err := MakePlan(f, g); err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s out of range: error %v", c.name, err)
+		}
+	}
+}
+
+// TestNaturalOrderIsAStrictOrder: on random names of letters, dashes and
+// digits (with leading zeros), naturalLess is irreflexive, asymmetric,
+// transitive and total, and numbers compare by value.
+func TestNaturalOrderIsAStrictOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	name := func() string {
+		var b strings.Builder
+		for range 1 + rng.IntN(6) {
+			b.WriteByte("ab-0123456789"[rng.IntN(13)])
+		}
+		return b.String()
+	}
+	for range 20000 {
+		a, b, c := name(), name(), name()
+		ab, ba := naturalLess(a, b), naturalLess(b, a)
+		switch {
+		case naturalLess(a, a):
+			t.Fatalf("%q < %q", a, a)
+		case ab && ba:
+			t.Fatalf("%q < %q and %q < %q", a, b, b, a)
+		case a != b && !ab && !ba:
+			t.Fatalf("%q and %q are not ordered", a, b)
+		case ab && naturalLess(b, c) && !naturalLess(a, c):
+			t.Fatalf("%q < %q < %q but not %q < %q", a, b, c, a, c)
+		}
+	}
+	for _, p := range [][2]string{{"hca-0-2", "hca-0-10"}, {"leaf-9", "leaf-10"}, {"sw-1-4-2", "sw-1-12-0"}, {"r009", "r10"}} {
+		if !naturalLess(p[0], p[1]) || naturalLess(p[1], p[0]) {
+			t.Errorf("%s and %s out of order", p[0], p[1])
 		}
 	}
 }
