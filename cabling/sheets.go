@@ -59,7 +59,7 @@ func WriteHTML(w io.Writer, p *Plan) error {
 	for _, r := range sortedRacks(racks) {
 		nodes := racks[r]
 		sw := switchesFromTop(nodes)
-		fmt.Fprintf(bw, "<section><h1>%s</h1>\n<p class=\"meta\">plan %s · %s, %s · %s</p>\n",
+		fmt.Fprintf(bw, "<section><h1>%s</h1>\n<p class=\"meta\">plan %s · %s, %s · rack units of the whole plan: %s</p>\n",
 			rackName(r), p.ID, count(len(sw), "switch", "switches"), count(len(nodes)-len(sw), "host", "hosts"), html.EscapeString(p.Layout))
 		writeTotals(bw, totals[r])
 		for _, n := range sw {
