@@ -32,7 +32,7 @@ func cablingCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "plan",
-				Usage: "write the cable list, rack sheets, rack diagram, node-name-map and expected topology",
+				Usage: "write the cable list, rack sheets and diagram, cable labels, NetBox imports and the expected topology",
 				Description: `Writes into DIR:
    cables.csv             one row per cable: ID, both ends (rack, U, node, port), intra-/inter-rack,
                           kind (copper/optical) and length class
@@ -77,6 +77,9 @@ Example:
 						if f, err = fabric.New(f.Nodes(), links); err != nil {
 							return err
 						}
+					}
+					if strings.TrimSpace(c.String("site")) == "" {
+						return fmt.Errorf("--site is empty: give the NetBox site the devices go to, e.g. --site hall-2")
 					}
 					g := cabling.DefaultGeometry()
 					g.RackPitch, g.RacksPerRow, g.RowPitch, g.CopperMax = c.Float64("rack-pitch"), c.Int("racks-per-row"), c.Float64("row-pitch"), c.Float64("copper-max")
