@@ -618,3 +618,23 @@ func TestNaturalOrderIsAStrictOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestImpossiblePositionsAreRefusedByName: a node at a negative rack or a
+// unit outside 1..maxRackUnits (a mistyped fabric.json) is refused with
+// its name, before any layout is attempted.
+func TestImpossiblePositionsAreRefusedByName(t *testing.T) {
+	for _, pl := range []fabric.Placement{{Rack: -1}, {Rack: 1, U: -3}, {Rack: 2, U: maxRackUnits + 1}, {Rack: 2, U: 1 << 30}} {
+		nodes := []fabric.Node{
+			{Kind: fabric.Switch, Name: "leaf-1", Ports: 4, Place: fabric.Placement{Rack: 1}},
+			{Kind: fabric.HCA, Name: "node-7", Ports: 1, Place: pl},
+		}
+		f, err := fabric.New(nodes, []fabric.Link{{A: fabric.PortRef{Node: 0, Port: 1}, B: fabric.PortRef{Node: 1, Port: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = MakePlan(f, DefaultGeometry())
+		if err == nil || !strings.Contains(err.Error(), "node-7") || !strings.Contains(err.Error(), fmt.Sprint(pl.U)) {
+			t.Errorf("node-7 at %+v: error %v, want one naming node-7 and unit %d", pl, err, pl.U)
+		}
+	}
+}
