@@ -25,8 +25,11 @@ import (
 // and the choice values against netbox/dcim/choices.py: CableTypeChoices
 // ("dac-passive", "aoc"), LinkStatusChoices and DeviceStatusChoices
 // ("planned"), CableLengthUnitChoices ("m"), DeviceFaceChoices ("front"),
-// InterfaceTypeChoices ("infiniband-sdr" … "infiniband-xdr", "other").
-// side_a_site/side_b_site are left out: NetBox before 4.0 rejects them.
+// InterfaceTypeChoices ("infiniband-sdr" … "infiniband-xdr", "other"); the
+// cable type and length unit values also against the REST API schema of
+// NetBox 4.6 (the netbox-openapi crate's models on docs.rs). The optional
+// side_a_site/side_b_site columns are left out: older NetBox versions do
+// not have them, and device names are unique within the one site here.
 //
 // NetBox looks site, rack ("R01"…), role, manufacturer and device type up
 // by name: they must exist before the devices are imported. Interfaces are
