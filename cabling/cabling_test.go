@@ -279,7 +279,7 @@ func TestSwitchesWithFactoryDescriptionsAreFoundByTheirHosts(t *testing.T) {
 
 func TestPlanSizesCables(t *testing.T) {
 	f := planned(t)
-	p, err := MakePlan(f, DefaultGeometry)
+	p, err := MakePlan(f, DefaultGeometry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,15 @@
 package cabling
 
 import (
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"slimroute/fabric"
 )
@@ -24,15 +27,44 @@ type Geometry struct {
 	RowPitch float64
 	// UnitHeight is the height of one rack unit (m).
 	UnitHeight float64
+	// RackUnits is the rack height in units. Nodes the fabric does not
+	// place are laid out in racks of this height (see MakePlan); a node
+	// placed higher makes its rack that much taller.
+	RackUnits int
 	// Slack is added to every cable for routing inside the racks (m).
 	Slack float64
 	// CopperMax is the longest copper (DAC) cable; longer runs are optical.
 	CopperMax float64
 }
 
-// DefaultGeometry: 0.6 m racks, 2.4 m between rows, 44.45 mm units, 1 m of
-// slack, copper up to 3 m (a common limit for EDR/HDR DAC cables).
-var DefaultGeometry = Geometry{RackPitch: 0.6, RowPitch: 2.4, UnitHeight: 0.04445, Slack: 1, CopperMax: 3}
+// DefaultGeometry is a typical machine room: 0.6 m racks of 42 units of
+// 44.45 mm, 2.4 m between rows, 1 m of slack, copper up to 3 m (a common
+// limit for EDR/HDR DAC cables).
+func DefaultGeometry() Geometry {
+	return Geometry{RackPitch: 0.6, RowPitch: 2.4, UnitHeight: 0.04445, RackUnits: 42, Slack: 1, CopperMax: 3}
+}
+
+// check names the first field of g that no machine room has.
+func (g Geometry) check() error {
+	for _, x := range []struct {
+		name string
+		ok   bool
+		val  any
+	}{
+		{"rack pitch (m)", g.RackPitch > 0, g.RackPitch},
+		{"racks per row", g.RacksPerRow >= 0, g.RacksPerRow},
+		{"row pitch (m)", g.RowPitch >= 0, g.RowPitch},
+		{"unit height (m)", g.UnitHeight > 0, g.UnitHeight},
+		{"rack units", g.RackUnits > 0 && g.RackUnits <= maxRackUnits, g.RackUnits},
+		{"slack (m)", g.Slack >= 0, g.Slack},
+		{"copper maximum (m)", g.CopperMax > 0, g.CopperMax},
+	} {
+		if !x.ok {
+			return fmt.Errorf("geometry: %s = %v is out of range; distances must be positive (row pitch, slack: ≥ 0, racks per row: ≥ 0, 0 for one row), rack units in 1..%d", x.name, x.val, maxRackUnits)
+		}
+	}
+	return nil
+}
 
 // lengthClasses are the cable lengths sold (m); a run takes the next one up.
 var lengthClasses = []float64{0.5, 1, 1.5, 2, 2.5, 3, 5, 7, 10, 15, 20, 30, 50, 100}
@@ -55,21 +87,34 @@ type Cable struct {
 
 // Plan is a fabric's cable plan.
 type Plan struct {
+	// Fabric is the planned fabric with every racked node at a rack unit:
+	// the input's positions, and the default layout for the nodes it left
+	// at U 0.
 	Fabric *fabric.Fabric
 	Cables []Cable
+	// Layout says how the rack units were chosen, in words, for the sheets.
+	Layout string
+	// ID identifies the plan by its content (a hash of the cable list), so
+	// that a printed sheet can be matched to the files it came from.
+	ID string
 }
 
 // MakePlan lists every cable of f with its ends' positions, kind and length
 // class. Cables are ordered by the rack and name of their A end (the end on
-// the lower rack), then port, so each rack's cables come together.
+// the lower rack), then port, so each rack's cables come together. Nodes in
+// a rack without a rack unit get one from the default layout (see layout).
 func MakePlan(f *fabric.Fabric, g Geometry) (*Plan, error) {
-	if g.RackPitch <= 0 || g.UnitHeight <= 0 || g.CopperMax <= 0 || g.Slack < 0 || g.RowPitch < 0 || g.RacksPerRow < 0 {
-		return nil, fmt.Errorf("geometry %+v: distances must be positive", g)
+	if err := g.check(); err != nil {
+		return nil, err
 	}
-	p := &Plan{Fabric: f}
+	f, how, err := layout(f, g.RackUnits)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Fabric: f, Layout: how}
 	for _, l := range f.Links() {
 		a, b := end(f, l.A), end(f, l.B)
-		if a.Rack > b.Rack || (a.Rack == b.Rack && (a.Node > b.Node || (a.Node == b.Node && a.Port > b.Port))) {
+		if endLess(b, a) {
 			a, b = b, a
 		}
 		c := Cable{A: a, B: b, IntraRack: a.Rack == b.Rack && a.Rack > 0}
@@ -80,21 +125,67 @@ func MakePlan(f *fabric.Fabric, g Geometry) (*Plan, error) {
 		}
 		p.Cables = append(p.Cables, c)
 	}
-	sort.SliceStable(p.Cables, func(i, j int) bool {
-		x, y := p.Cables[i].A, p.Cables[j].A
-		if x.Rack != y.Rack {
-			return x.Rack < y.Rack
-		}
-		if x.Node != y.Node {
-			return x.Node < y.Node
-		}
-		return x.Port < y.Port
-	})
+	sort.Slice(p.Cables, func(i, j int) bool { return endLess(p.Cables[i].A, p.Cables[j].A) })
 	for i := range p.Cables {
 		c := &p.Cables[i]
 		c.ID = fmt.Sprintf("R%02d-%04d", c.A.Rack, i+1)
 	}
+	h := sha256.New()
+	if err := WriteCSV(h, p); err != nil {
+		return nil, err
+	}
+	p.ID = hex.EncodeToString(h.Sum(nil))[:12]
 	return p, nil
+}
+
+// endLess orders cable ends by rack, node name (numbers in names compared
+// as numbers, so hca-0-2 comes before hca-0-10), then port.
+func endLess(x, y CableEnd) bool {
+	if x.Rack != y.Rack {
+		return x.Rack < y.Rack
+	}
+	if x.Node != y.Node {
+		return naturalLess(x.Node, y.Node)
+	}
+	return x.Port < y.Port
+}
+
+// naturalLess compares names piece by piece, runs of digits by their
+// value; names equal that way ("a01", "a1") fall back to byte order, so
+// the order is total.
+func naturalLess(a, b string) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			ei, ej := digitsEnd(a, i), digitsEnd(b, j)
+			x, y := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
+			if len(x) != len(y) {
+				return len(x) < len(y)
+			}
+			if x != y {
+				return x < y
+			}
+			i, j = ei, ej
+			continue
+		}
+		if a[i] != b[j] {
+			return a[i] < b[j]
+		}
+		i, j = i+1, j+1
+	}
+	if len(a)-i != len(b)-j {
+		return len(a)-i < len(b)-j
+	}
+	return a < b
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func digitsEnd(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }
 
 func end(f *fabric.Fabric, p fabric.PortRef) CableEnd {
@@ -102,8 +193,9 @@ func end(f *fabric.Fabric, p fabric.PortRef) CableEnd {
 	return CableEnd{Rack: n.Place.Rack, U: n.Place.U, Node: n.Name, Port: p.Port}
 }
 
-// distance estimates a cable run: along the row, across rows, up and down
-// the racks, plus slack.
+// distance estimates a cable run: along the row, across rows, up to the
+// cable tray above the racks and down again (or straight between two units
+// of one rack), plus slack.
 func distance(g Geometry, a, b CableEnd) float64 {
 	row := func(r int) (int, int) {
 		if g.RacksPerRow <= 0 || r <= 0 {
@@ -114,13 +206,21 @@ func distance(g Geometry, a, b CableEnd) float64 {
 	ra, pa := row(a.Rack)
 	rb, pb := row(b.Rack)
 	d := math.Abs(float64(pa-pb))*g.RackPitch + math.Abs(float64(ra-rb))*g.RowPitch
-	if a.Rack != b.Rack {
-		// up to the tray and down again
-		d += float64(2*42) * g.UnitHeight / 2
+	if a.Rack != b.Rack || a.Rack == 0 {
+		d += float64(toTray(g, a.U)+toTray(g, b.U)) * g.UnitHeight
 	} else {
 		d += math.Abs(float64(a.U-b.U)) * g.UnitHeight
 	}
 	return d + g.Slack
+}
+
+// toTray is the number of units from unit u up to the top of its rack;
+// half the rack when the position is unknown.
+func toTray(g Geometry, u int) int {
+	if u <= 0 {
+		return g.RackUnits / 2
+	}
+	return max(g.RackUnits-u, 0)
 }
 
 func lengthClass(d float64) float64 {

@@ -6,72 +6,64 @@ import (
 	"html"
 	"io"
 	"sort"
+	"strconv"
 
 	"slimroute/fabric"
 )
 
-// WriteHTML writes a printable sheet per rack (one page each): every switch
-// of the rack from the top, its ports in order with the cable ID, the far
-// end and the cable kind and length.
+// portRow is one line of a switch's table on the rack sheet: a port and
+// the cable plugged into it, seen from that port.
+type portRow struct {
+	port int
+	c    Cable
+	far  CableEnd
+}
+
+// rackTotal counts a rack's cables of one kind and length class: those with
+// both ends in the rack, and those leaving it.
+type rackTotal struct {
+	kind           string
+	length         float64
+	within, leaves int
+}
+
+// sheetCSS lays a rack out per printed A4 page. Each switch table repeats
+// its header row (rack, switch, U, plan ID) on every page it spans, so the
+// plan's identity is on every page; long names wrap rather than run off it.
+const sheetCSS = `@page{size:A4;margin:12mm}
+body{font-family:sans-serif;font-size:10pt;margin:0 auto;max-width:186mm}
+section{break-after:page} h1{font-size:15pt;margin:0 0 .2em}
+p.meta{margin:0 0 .6em;color:#333}
+table{border-collapse:collapse;margin-bottom:.8em;width:100%;table-layout:auto}
+td,th{border:1px solid #999;padding:1px 5px;text-align:left;overflow-wrap:anywhere}
+th{background:#eee} th.sw{background:#dde4f0;font-size:11pt}
+td.n{text-align:right} td.check{width:2em;height:1.1em}
+table.totals{width:auto}
+`
+
+// WriteHTML writes a printable sheet per rack (a page each): the plan's ID
+// and layout, the rack's cable totals by kind and length class, then every
+// switch of the rack from the top, its ports in order with the cable ID,
+// the far end (rack, U, node, port), the cable kind and length, and an
+// empty box for the installer to tick.
 func WriteHTML(w io.Writer, p *Plan) error {
 	bw := bufio.NewWriter(w)
-	byNode := map[string][]struct {
-		port int
-		c    Cable
-		far  CableEnd
-	}{}
-	rackOf := map[string]CableEnd{}
+	byNode := map[string][]portRow{}
 	for _, c := range p.Cables {
-		for i, e := range [2]CableEnd{c.A, c.B} {
-			far := c.B
-			if i == 1 {
-				far = c.A
-			}
-			byNode[e.Node] = append(byNode[e.Node], struct {
-				port int
-				c    Cable
-				far  CableEnd
-			}{e.Port, c, far})
-			rackOf[e.Node] = e
-		}
+		byNode[c.A.Node] = append(byNode[c.A.Node], portRow{c.A.Port, c, c.B})
+		byNode[c.B.Node] = append(byNode[c.B.Node], portRow{c.B.Port, c, c.A})
 	}
-	racks := map[int][]string{}
-	for _, id := range p.Fabric.IDsOf(fabric.Switch) { // switches
-		n := p.Fabric.Node(id)
-		racks[n.Place.Rack] = append(racks[n.Place.Rack], n.Name)
-	}
-	var rs []int
-	for r := range racks {
-		rs = append(rs, r)
-	}
-	sort.Ints(rs)
-	bw.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>slimroute cabling sheets</title><style>
-body{font-family:sans-serif;font-size:11pt} section{page-break-after:always} table{border-collapse:collapse;margin-bottom:1em}
-td,th{border:1px solid #999;padding:2px 6px;text-align:left} th{background:#eee} h2{margin-bottom:.2em}
-</style></head><body>` + "\n")
-	for _, r := range rs {
-		names := racks[r]
-		sort.Slice(names, func(i, j int) bool {
-			a, b := rackOf[names[i]], rackOf[names[j]]
-			if a.U != b.U {
-				return a.U > b.U
-			}
-			return names[i] < names[j]
-		})
-		fmt.Fprintf(bw, "<section><h1>Rack %d</h1>\n", r)
-		for _, name := range names {
-			fmt.Fprintf(bw, "<h2>%s", html.EscapeString(name))
-			if u := rackOf[name].U; u > 0 {
-				fmt.Fprintf(bw, " (U%d)", u)
-			}
-			bw.WriteString("</h2><table><tr><th>port</th><th>cable</th><th>to rack</th><th>to node</th><th>to port</th><th>kind</th><th>length</th></tr>\n")
-			rows := byNode[name]
-			sort.Slice(rows, func(i, j int) bool { return rows[i].port < rows[j].port })
-			for _, x := range rows {
-				fmt.Fprintf(bw, "<tr><td>%d</td><td>%s</td><td>%d</td><td>%s</td><td>%d</td><td>%s</td><td>%g m</td></tr>\n",
-					x.port, x.c.ID, x.far.Rack, html.EscapeString(x.far.Node), x.far.Port, x.c.Kind, x.c.Length)
-			}
-			bw.WriteString("</table>\n")
+	racks := nodesByRack(p.Fabric)
+	totals := rackTotals(p)
+	fmt.Fprintf(bw, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>slimroute cabling sheets, plan %s</title><style>\n%s</style></head><body>\n", p.ID, sheetCSS)
+	for _, r := range sortedRacks(racks) {
+		nodes := racks[r]
+		sw := switchesFromTop(nodes)
+		fmt.Fprintf(bw, "<section><h1>%s</h1>\n<p class=\"meta\">plan %s · %s, %s · rack units of the whole plan: %s</p>\n",
+			rackName(r), p.ID, count(len(sw), "switch", "switches"), count(len(nodes)-len(sw), "host", "hosts"), html.EscapeString(p.Layout))
+		writeTotals(bw, totals[r])
+		for _, n := range sw {
+			writePortTable(bw, p.ID, r, n, byNode[n.Name])
 		}
 		bw.WriteString("</section>\n")
 	}
@@ -79,60 +71,110 @@ td,th{border:1px solid #999;padding:2px 6px;text-align:left} th{background:#eee}
 	return bw.Flush()
 }
 
-// WriteSVG draws the racks side by side, each with its switch count, and
-// the inter-rack bundles as arcs whose width grows with their cable count.
-func WriteSVG(w io.Writer, p *Plan) error {
-	bw := bufio.NewWriter(w)
-	bundles := map[[2]int]int{}
-	switches := map[int]int{}
-	maxRack := 0
-	for _, id := range p.Fabric.IDsOf(fabric.Switch) {
-		r := p.Fabric.Node(id).Place.Rack
-		switches[r]++
-		maxRack = max(maxRack, r)
+func writeTotals(bw *bufio.Writer, ts []rackTotal) {
+	bw.WriteString("<table class=\"totals\"><tr><th>kind</th><th>length</th><th>within the rack</th><th>to other racks</th></tr>\n")
+	for _, t := range ts {
+		fmt.Fprintf(bw, "<tr><td>%s</td><td class=\"n\">%g m</td><td class=\"n\">%d</td><td class=\"n\">%d</td></tr>\n", t.kind, t.length, t.within, t.leaves)
 	}
-	for _, c := range p.Cables {
-		if c.A.Rack != c.B.Rack {
-			bundles[[2]int{c.A.Rack, c.B.Rack}]++
-		}
-		maxRack = max(maxRack, c.A.Rack, c.B.Rack)
-	}
-	const rw, rh, gap, top = 90.0, 240.0, 50.0, 260.0
-	width := gap + float64(maxRack)*(rw+gap)
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" font-family="sans-serif" font-size="13">`+"\n", width, top+rh+60)
-	bw.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
-	x := func(r int) float64 { return gap + float64(r-1)*(rw+gap) + rw/2 }
-	keys := make([][2]int, 0, len(bundles))
-	for k := range bundles {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i][0] != keys[j][0] {
-			return keys[i][0] < keys[j][0]
-		}
-		return keys[i][1] < keys[j][1]
-	})
-	for _, k := range keys {
-		a, b, n := x(k[0]), x(k[1]), bundles[k]
-		h := 40 + 0.9*(b-a)/2
-		fmt.Fprintf(bw, `<path d="M %.1f %.1f Q %.1f %.1f %.1f %.1f" fill="none" stroke="#4269d0" stroke-opacity="0.6" stroke-width="%.1f"><title>rack %d – rack %d: %d cables</title></path>`+"\n",
-			a, top, (a+b)/2, top-h, b, top, 1+float64(n)/4, k[0], k[1], n)
-		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#333">%d</text>`+"\n", (a+b)/2, top-h/2-4, n)
-	}
-	for r := 1; r <= maxRack; r++ {
-		fmt.Fprintf(bw, `<rect x="%.1f" y="%g" width="%g" height="%g" fill="#f4f4f4" stroke="black"/>`+"\n", x(r)-rw/2, top, rw, rh)
-		fmt.Fprintf(bw, `<text x="%.1f" y="%g" text-anchor="middle" font-size="16">rack %d</text>`+"\n", x(r), top+rh/2, r)
-		fmt.Fprintf(bw, `<text x="%.1f" y="%g" text-anchor="middle">%d switches</text>`+"\n", x(r), top+rh/2+20, switches[r])
-	}
-	fmt.Fprintf(bw, `<text x="%g" y="%g">%d cables, %d between racks (arcs: cables per rack pair)</text>`+"\n", gap, top+rh+35, len(p.Cables), sumBundles(bundles))
-	bw.WriteString("</svg>\n")
-	return bw.Flush()
+	bw.WriteString("</table>\n")
 }
 
-func sumBundles(b map[[2]int]int) int {
-	n := 0
-	for _, v := range b {
-		n += v
+func writePortTable(bw *bufio.Writer, id string, rack int, n fabric.Node, rows []portRow) {
+	fmt.Fprintf(bw, "<table><thead><tr><th class=\"sw\" colspan=\"9\">%s · %s · U%d · plan %s</th></tr>\n", rackName(rack), html.EscapeString(n.Name), n.Place.U, id)
+	bw.WriteString("<tr><th>✓</th><th>port</th><th>cable</th><th>to rack</th><th>to U</th><th>to node</th><th>to port</th><th>kind</th><th>length</th></tr></thead>\n")
+	sort.Slice(rows, func(i, j int) bool { return rows[i].port < rows[j].port })
+	for _, x := range rows {
+		fmt.Fprintf(bw, "<tr><td class=\"check\"></td><td class=\"n\">%d</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>%s</td><td class=\"n\">%d</td><td>%s</td><td class=\"n\">%g m</td></tr>\n",
+			x.port, x.c.ID, x.far.Rack, x.far.U, html.EscapeString(x.far.Node), x.far.Port, x.c.Kind, x.c.Length)
 	}
-	return n
+	bw.WriteString("</table>\n")
+}
+
+// nodesByRack lists each rack's nodes, rack 0 holding those not racked.
+func nodesByRack(f *fabric.Fabric) map[int][]fabric.Node {
+	racks := map[int][]fabric.Node{}
+	for _, n := range f.Nodes() {
+		racks[n.Place.Rack] = append(racks[n.Place.Rack], n)
+	}
+	return racks
+}
+
+func sortedRacks[V any](m map[int]V) []int {
+	rs := make([]int, 0, len(m))
+	for r := range m {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	return rs
+}
+
+// switchesFromTop returns the switches among nodes, the highest unit first
+// (the order an installer works down a rack), then by name.
+func switchesFromTop(nodes []fabric.Node) []fabric.Node {
+	var sw []fabric.Node
+	for _, n := range nodes {
+		if n.Kind == fabric.Switch {
+			sw = append(sw, n)
+		}
+	}
+	sort.Slice(sw, func(i, j int) bool {
+		if sw[i].Place.U != sw[j].Place.U {
+			return sw[i].Place.U > sw[j].Place.U
+		}
+		return sw[i].Name < sw[j].Name
+	})
+	return sw
+}
+
+func rackName(r int) string {
+	if r == 0 {
+		return "not racked"
+	}
+	return "Rack " + strconv.Itoa(r)
+}
+
+// count says "1 switch", "2 switches".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// rackTotals counts, per rack, the cables with an end in it by kind and
+// length class, ordered as the bill of materials.
+func rackTotals(p *Plan) map[int][]rackTotal {
+	type key struct {
+		rack   int
+		kind   string
+		length float64
+	}
+	within, leaves := map[key]int{}, map[key]int{}
+	for _, c := range p.Cables {
+		if c.A.Rack == c.B.Rack {
+			within[key{c.A.Rack, c.Kind, c.Length}]++
+			continue
+		}
+		leaves[key{c.A.Rack, c.Kind, c.Length}]++
+		leaves[key{c.B.Rack, c.Kind, c.Length}]++
+	}
+	out := map[int][]rackTotal{}
+	seen := map[key]bool{}
+	for _, m := range []map[key]int{within, leaves} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out[k.rack] = append(out[k.rack], rackTotal{kind: k.kind, length: k.length, within: within[k], leaves: leaves[k]})
+			}
+		}
+	}
+	for _, ts := range out {
+		sort.Slice(ts, func(i, j int) bool {
+			if ts[i].kind != ts[j].kind {
+				return ts[i].kind < ts[j].kind
+			}
+			return ts[i].length < ts[j].length
+		})
+	}
+	return out
 }

@@ -2,19 +2,25 @@ package e2e
 
 import (
 	"context"
+	"html"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"slimroute/internal/ibsimtest"
 )
 
-// screenshot renders a local file in headless Chromium and returns the
-// share of pixels that are not (near) white.
-func screenshot(t *testing.T, file string) (ink float64, w, h int) {
+// chromium runs headless Chromium on a local file with extra arguments
+// (--screenshot=…, --dump-dom) and returns its standard output. Chromium
+// starts helper processes; it runs in its own process group, and that
+// group (and only it) is killed if it overruns.
+func chromium(t *testing.T, file string, args ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath("chromium"); err != nil {
 		if os.Getenv(ibsimtest.RequireEnv) == "1" {
@@ -22,16 +28,28 @@ func screenshot(t *testing.T, file string) (ink float64, w, h int) {
 		}
 		t.Skip("chromium is missing")
 	}
-	dir := t.TempDir()
-	shot := filepath.Join(dir, "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+filepath.Join(dir, "profile"),
-		"--window-size=1000,900", "--screenshot="+shot, "file://"+file)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
+	args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile")}, args...)
+	cmd := exec.CommandContext(ctx, "chromium", append(args, "file://"+file)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", file, err, stderr.String())
 	}
+	return stdout.String()
+}
+
+// screenshot renders a local file in headless Chromium and returns the
+// share of pixels that are not (near) white.
+func screenshot(t *testing.T, file string) (ink float64, w, h int) {
+	t.Helper()
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	chromium(t, file, "--window-size=1000,900", "--screenshot="+shot)
 	fh, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
@@ -60,11 +78,115 @@ func screenshot(t *testing.T, file string) (ink float64, w, h int) {
 func TestCablingSheetsRender(t *testing.T) {
 	plan := filepath.Join(t.TempDir(), "plan")
 	run(t, "cabling", "plan", "--slimfly", "5", "-o", plan)
-	for _, name := range []string{"racks.html", "racks.svg"} {
+	for _, name := range []string{"racks.html", "racks.svg", "labels.html"} {
 		ink, w, h := screenshot(t, filepath.Join(plan, name))
 		if w != 1000 || h != 900 || ink < 0.02 || ink > 0.6 {
 			t.Errorf("%s renders %d×%d with %.1f%% ink", name, w, h, 100*ink)
 		}
 		t.Logf("%s: %d×%d, %.1f%% ink", name, w, h, 100*ink)
+	}
+}
+
+// printWidth is the printable width of an A4 page with the sheets' 12 mm
+// margins, in CSS pixels (96 per inch): (210 − 24) mm.
+const printWidth = "703"
+
+// pageBoundsScript runs in the rendered page once it has loaded and lists
+// every element that lies (partly) outside the page: left of or above its
+// origin, right of its width, or — in an SVG — outside the viewBox, by
+// the element's rendered bounding box (getBBox: text with its real font).
+// On a page made to hold an SVG (svgOnly), only the drawing is checked: it
+// may be wider than a printed page, but nothing may leave its viewBox.
+// It appends the list to the page, where --dump-dom shows it.
+const pageBoundsScript = `<script>
+window.addEventListener('load', () => {
+  const bad = [], W = document.documentElement.clientWidth, svgOnly = window.svgOnly === true;
+  let n = 0;
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.closest('svg') && el.tagName !== 'svg') {
+      if (typeof el.getBBox !== 'function' || el.tagName === 'title') continue;
+      const vb = el.ownerSVGElement.viewBox.baseVal, b = el.getBBox();
+      n++;
+      if (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5)
+        bad.push(el.tagName + ' ' + JSON.stringify((el.textContent || el.getAttribute('d') || '').slice(0, 60)) +
+          ' at x ' + b.x.toFixed(1) + '..' + (b.x + b.width).toFixed(1) + ', y ' + b.y.toFixed(1) + '..' + (b.y + b.height).toFixed(1) +
+          ' outside viewBox ' + vb.width + 'x' + vb.height);
+      continue;
+    }
+    if (svgOnly) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    n++;
+    if (r.left < -0.5 || r.top + window.scrollY < -0.5 || r.right > W + 0.5)
+      bad.push(el.tagName + ' ' + JSON.stringify(el.textContent.slice(0, 60)) + ' at x ' + r.left.toFixed(1) + '..' + r.right.toFixed(1) + ' outside the page width ' + W);
+  }
+  if (!svgOnly && document.documentElement.scrollWidth > W) bad.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + W);
+  const out = document.createElement('pre');
+  out.id = 'bounds-report';
+  out.textContent = 'checked ' + n + ' elements\n' + bad.join('\n');
+  document.body.appendChild(out);
+});
+</script>`
+
+var boundsReport = regexp.MustCompile(`(?s)<pre id="bounds-report">(.*?)</pre>`)
+
+// outsideThePage renders a sheet in Chromium at the printable page width
+// and returns the number of elements checked and those outside the page.
+// An SVG is inlined into an HTML page for the check.
+func outsideThePage(t *testing.T, sheet string) (checked string, outside []string) {
+	t.Helper()
+	b, err := os.ReadFile(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if strings.HasSuffix(sheet, ".svg") {
+		page = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>body{margin:0}</style><script>var svgOnly = true</script></head><body>" + page + "</body></html>"
+	}
+	i := strings.LastIndex(page, "</body>")
+	if i < 0 {
+		t.Fatalf("%s: no </body>", sheet)
+	}
+	probe := filepath.Join(t.TempDir(), filepath.Base(sheet)+".probe.html")
+	if err := os.WriteFile(probe, []byte(page[:i]+pageBoundsScript+page[i:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := boundsReport.FindStringSubmatch(chromium(t, probe, "--window-size="+printWidth+",1000", "--virtual-time-budget=20000", "--dump-dom"))
+	if m == nil {
+		t.Fatalf("%s: the bounds script left no report", sheet)
+	}
+	lines := strings.Split(strings.TrimRight(html.UnescapeString(m[1]), "\n"), "\n")
+	return lines[0], lines[1:]
+}
+
+// TestCablingSheetsStayOnThePage renders every sheet of the plan of every
+// spec in testdata/specs and of the built-in q=5 Slim Fly in Chromium and
+// requires every element to lie on the page: inside the viewBox for the
+// rack diagram, within the printable A4 width for the HTML sheets.
+func TestCablingSheetsStayOnThePage(t *testing.T) {
+	specs, err := filepath.Glob("../testdata/specs/*.toml")
+	if err != nil || len(specs) == 0 {
+		t.Fatalf("no specs in testdata/specs: %v", err)
+	}
+	type source struct {
+		name string
+		args []string
+	}
+	sources := []source{{"slimfly-q5", []string{"--slimfly", "5"}}}
+	for _, s := range specs {
+		sources = append(sources, source{strings.TrimSuffix(filepath.Base(s), ".toml"), []string{"--config", s}})
+	}
+	for _, src := range sources {
+		t.Run(src.name, func(t *testing.T) {
+			plan := filepath.Join(t.TempDir(), "plan")
+			run(t, append(append([]string{"cabling", "plan"}, src.args...), "-o", plan)...)
+			for _, sheet := range []string{"racks.svg", "racks.html", "labels.html"} {
+				checked, outside := outsideThePage(t, filepath.Join(plan, sheet))
+				t.Logf("%s: %s, %d outside the page", sheet, checked, len(outside))
+				if len(outside) > 0 {
+					t.Errorf("%s: %d elements outside the page, e.g.\n%s", sheet, len(outside), strings.Join(outside[:min(len(outside), 5)], "\n"))
+				}
+			}
+		})
 	}
 }

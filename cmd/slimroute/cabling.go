@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -31,19 +32,31 @@ func cablingCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "plan",
-				Usage: "write the cable list, rack sheets, rack diagram, node-name-map and expected topology",
-				Description: `Writes into DIR: cables.csv (one row per cable: ID, both ends with rack, U, node and port,
-intra-/inter-rack, kind and length class), racks.html (a printable sheet per rack), racks.svg
-(racks and inter-rack bundles), bom.json, node-name-map, expected.ibnetdiscover, fabric.net
-(ibsim) and fabric.json (what cabling verify compares against).
+				Usage: "write the cable list, rack sheets and diagram, cable labels, NetBox imports and the expected topology",
+				Description: `Writes into DIR:
+   cables.csv             one row per cable: ID, both ends (rack, U, node, port), intra-/inter-rack,
+                          kind (copper/optical) and length class
+   racks.html             a printable sheet per rack: cable totals, then each switch from the top
+                          with its ports, the far end's rack, U, node and port, and a box to tick
+   racks.svg              the racks with their switches and hosts, and the cables between racks
+   labels.csv, labels.html  one label per cable naming both ends, printed once for each end
+   netbox-devices.csv, netbox-interfaces.csv, netbox-cables.csv
+                          NetBox bulk imports (devices, then interfaces, then cables)
+   bom.json, node-name-map, expected.ibnetdiscover, fabric.net (ibsim), fabric.json (what
+   cabling verify compares against)
+Nodes the fabric does not place at a rack unit get a default layout: switches from the top of
+the rack, hosts from the bottom (see --rack-units; a spec's [racks] units places switches).
+Every sheet carries the plan's ID, a hash of the cable list: same plan, same ID.
 
 Example:
    slimroute cabling plan --config testdata/specs/sf5.toml -o plan/`,
 				Flags: append(sourceFlags(),
-					&cli.Float64Flag{Name: "rack-pitch", Value: cabling.DefaultGeometry.RackPitch, Usage: "distance between neighbouring racks (m)"},
+					&cli.Float64Flag{Name: "rack-pitch", Value: cabling.DefaultGeometry().RackPitch, Usage: "distance between neighbouring racks (m)"},
 					&cli.IntFlag{Name: "racks-per-row", Usage: "racks in a row (0: one row)"},
-					&cli.Float64Flag{Name: "row-pitch", Value: cabling.DefaultGeometry.RowPitch, Usage: "distance between rows (m)"},
-					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry.CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
+					&cli.Float64Flag{Name: "row-pitch", Value: cabling.DefaultGeometry().RowPitch, Usage: "distance between rows (m)"},
+					&cli.IntFlag{Name: "rack-units", Value: cabling.DefaultGeometry().RackUnits, Usage: "rack height in units, for the default layout"},
+					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry().CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
+					&cli.StringFlag{Name: "site", Value: "slimroute", Usage: "NetBox site the devices go to (netbox-devices.csv)"},
 					&cli.StringFlag{Name: "rate", Usage: "planned link rate such as 4xEDR; verify reports cables that train slower"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`DIR`"},
 				),
@@ -65,12 +78,17 @@ Example:
 							return err
 						}
 					}
-					g := cabling.DefaultGeometry
+					if strings.TrimSpace(c.String("site")) == "" {
+						return fmt.Errorf("--site is empty: give the NetBox site the devices go to, e.g. --site hall-2")
+					}
+					g := cabling.DefaultGeometry()
 					g.RackPitch, g.RacksPerRow, g.RowPitch, g.CopperMax = c.Float64("rack-pitch"), c.Int("racks-per-row"), c.Float64("row-pitch"), c.Float64("copper-max")
+					g.RackUnits = c.Int("rack-units")
 					p, err := cabling.MakePlan(f, g)
 					if err != nil {
 						return err
 					}
+					f = p.Fabric // with the default layout's rack units
 					dir := c.String("output")
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						return err
@@ -82,6 +100,11 @@ Example:
 						{"cables.csv", func(w io.Writer) error { return cabling.WriteCSV(w, p) }},
 						{"racks.html", func(w io.Writer) error { return cabling.WriteHTML(w, p) }},
 						{"racks.svg", func(w io.Writer) error { return cabling.WriteSVG(w, p) }},
+						{"labels.csv", func(w io.Writer) error { return cabling.WriteLabelsCSV(w, p) }},
+						{"labels.html", func(w io.Writer) error { return cabling.WriteLabelsHTML(w, p) }},
+						{"netbox-devices.csv", func(w io.Writer) error { return cabling.WriteNetBoxDevices(w, p, c.String("site")) }},
+						{"netbox-interfaces.csv", func(w io.Writer) error { return cabling.WriteNetBoxInterfaces(w, p) }},
+						{"netbox-cables.csv", func(w io.Writer) error { return cabling.WriteNetBoxCables(w, p) }},
 						{"node-name-map", func(w io.Writer) error { return fabric.WriteNodeNameMap(w, f) }},
 						{"expected.ibnetdiscover", func(w io.Writer) error { return fabric.WriteIBNetDiscover(w, f) }},
 						{"fabric.net", func(w io.Writer) error { return fabric.WriteIBSimNet(w, f) }},
@@ -98,12 +121,16 @@ Example:
 						}
 					}
 					tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-					fmt.Fprintf(tw, "%d cables; bill of materials:\n", len(p.Cables))
+					fmt.Fprintf(tw, "plan %s: %d cables; rack units: %s; bill of materials:\n", p.ID, len(p.Cables), p.Layout)
 					for _, b := range p.BillOfMaterials() {
 						fmt.Fprintf(tw, "  %s\t%g m\t%d\n", b.Kind, b.Length, b.Count)
 					}
 					tw.Flush()
-					fmt.Fprintf(c.App.Writer, "wrote %s/{cables.csv,racks.html,racks.svg,bom.json,node-name-map,expected.ibnetdiscover,fabric.net,fabric.json}\n", dir)
+					names := make([]string, len(files))
+					for i, file := range files {
+						names[i] = file.name
+					}
+					fmt.Fprintf(c.App.Writer, "wrote %s/{%s}\n", dir, strings.Join(names, ","))
 					return nil
 				},
 			},
