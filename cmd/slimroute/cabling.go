@@ -45,7 +45,7 @@ Example:
 					&cli.Float64Flag{Name: "row-pitch", Value: cabling.DefaultGeometry.RowPitch, Usage: "distance between rows (m)"},
 					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry.CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
 					&cli.StringFlag{Name: "rate", Usage: "planned link rate such as 4xEDR; verify reports cables that train slower"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`DIR`"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write the plan's files to `DIR`"},
 				),
 				Action: func(c *cli.Context) error {
 					f, err := loadFabric(c)

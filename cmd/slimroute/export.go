@@ -105,7 +105,7 @@ Example:
 			),
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
-					return fmt.Errorf("name one pcap file")
+					return fmt.Errorf("slimroute lft from-pcap: want one capture FILE.pcap, got %d arguments %q (e.g. slimroute lft from-pcap --slimfly 5 lfts.pcap)", c.NArg(), c.Args().Slice())
 				}
 				f, sm, err := fabricAndSM(c)
 				if err != nil {
