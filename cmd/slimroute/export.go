@@ -50,13 +50,9 @@ SMPs an SM at --sm would send: one per switch and 64-LID block.
 
 Example:
    slimroute export --slimfly 5 --format pcap -o lfts.pcap && tshark -r lfts.pcap`,
-		Flags: append(sourceFlags(),
-			&cli.StringFlag{Name: "format", Value: "pcap", Usage: "pcap"},
+		Flags: append(append(append(sourceFlags(), layerFlags()...), vlFlags()...),
+			&cli.StringFlag{Name: "format", Value: "pcap", Usage: "pcap (the only format)"},
 			&cli.StringFlag{Name: "sm", Usage: "`NODE` the SM runs on (default: the first switch)"},
-			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4},
-			&cli.StringFlag{Name: "deadlock", Value: "hops"},
-			&cli.IntFlag{Name: "vls", Value: 8},
-			&cli.Uint64Flag{Name: "seed", Value: 1},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`FILE` to write"},
 		),
 		Action: func(c *cli.Context) error {
@@ -67,7 +63,11 @@ Example:
 			if err != nil {
 				return err
 			}
-			res, err := pipeline.Run(f, pipeline.Config{Layers: c.Int("layers"), Deadlock: c.String("deadlock"), VLs: c.Int("vls"), Seed: c.Uint64("seed"), LMC: -1})
+			cfg, err := pipelineConfig(c)
+			if err != nil {
+				return err
+			}
+			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
 			}

@@ -65,23 +65,21 @@ and only then writes, atomically, into DIR:
 Examples:
    slimroute route --slimfly 5 --layers 4 --deadlock hops -o out/route
    slimroute route --fabric ibnetdiscover.out --lids-from-fabric --deadlock dfsssp --vls 4 -o out/`,
-		Flags: append(sourceFlags(),
-			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4, Usage: "layers (LID offsets), a power of two"},
-			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1"},
-			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "tie-breaking seed"},
-			treesFlag(),
-			&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (≤ 3-hop routes, 3 VLs), dfsssp, auto (hops where it applies, else dfsssp), or none (only if the verifier finds no cycle)"},
-			&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer"},
+		Flags: append(append(append(sourceFlags(), layerFlags()...), vlFlags()...),
 			&cli.BoolFlag{Name: "best-effort", Usage: "dfsssp: when VLs run out, leave the remaining routes unprotected and list them instead of failing"},
-			&cli.IntFlag{Name: "lmc", Value: -1, Usage: "LMC of the HCA ports (default log2(layers))"},
-			&cli.IntFlag{Name: "lft-cap", Usage: "LFT capacity (LinearFDBCap) of the smallest switch; 0: the full unicast LID space"},
+			&cli.IntFlag{Name: "lmc", DefaultText: "log2 of --layers", Usage: "LMC of the HCA ports, 0..7: 2^LMC LIDs each, at least one per layer"},
+			&cli.IntFlag{Name: "lft-cap", Usage: "LFT capacity (LinearFDBCap) of the smallest switch, up to 49152 (default: the full unicast LID space)"},
 			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.BoolFlag{Name: "lids-from-fabric", Usage: "use the LIDs recorded in --fabric (ibnetdiscover after an SM ran) instead of assigning"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 		),
 		Action: func(c *cli.Context) error {
+			cfg, err := pipelineConfig(c)
+			if err != nil {
+				return err
+			}
+			cfg.BestEffort, cfg.LFTCap, cfg.LIDsFromFabric = c.Bool("best-effort"), c.Int("lft-cap"), c.Bool("lids-from-fabric")
 			if dir := c.String("profile"); dir != "" {
 				stop, err := startProfile(dir)
 				if err != nil {
@@ -100,11 +98,7 @@ Examples:
 				return err
 			}
 			lap("load_ms")
-			res, err := pipeline.Run(f, pipeline.Config{
-				Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees"),
-				Deadlock: c.String("deadlock"), VLs: c.Int("vls"), BestEffort: c.Bool("best-effort"),
-				LMC: c.Int("lmc"), LFTCap: c.Int("lft-cap"), LIDsFromFabric: c.Bool("lids-from-fabric"),
-			})
+			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
 			}
@@ -196,13 +190,13 @@ func writeJSON(path string, v any) error {
 // printRoute prints what a routing run did, for people.
 func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir string) {
 	r, a, lids, rep := res.Routing, res.Assignment, res.LIDs, res.Verify
-	trees := "one tree per endpoint"
-	if r.Trees > 0 {
-		trees = fmt.Sprintf("%d trees per destination switch", r.Trees)
-	}
-	fmt.Fprintf(out, "routed %d switches, %d endpoints in %d layers (%s in layers ≥ 1, %s)\n", sum.Fabric.Switches, sum.Fabric.Endpoints, r.NumLayers(), r.Bounds, trees)
+	fmt.Fprintln(out, layerSummary(r, sum.Fabric.Switches, sum.Fabric.Endpoints))
 	for _, st := range r.Stats {
-		fmt.Fprintf(out, "  layer %d: %d pairs, %d in bounds, %d fallback, lengths %v\n", st.Layer, st.Pairs, st.InBounds, st.Fallback, st.Lengths)
+		fmt.Fprintf(out, "  layer %d: %d pairs (source switch, destination endpoint) by switch-to-switch hops: %s", st.Layer, st.Pairs, hopCounts(st.Lengths))
+		if st.Fallback > 0 {
+			fmt.Fprintf(out, "; %d have no path of %s and keep the shortest", st.Fallback, r.Bounds)
+		}
+		fmt.Fprintln(out)
 	}
 	fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
 	if a.Packing != "" {
@@ -219,6 +213,31 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 	}
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
 	fmt.Fprintf(out, "wrote %s/{%s}\n", dir, strings.Join(sum.Files, ","))
+}
+
+// layerSummary says what the layers of r are, in one line.
+func layerSummary(r *layers.Routing, switches, endpoints int) string {
+	L := r.NumLayers()
+	if L == 1 {
+		return fmt.Sprintf("routed %d switches and %d endpoints in 1 layer (LID offset 0, minimal paths)", switches, endpoints)
+	}
+	trees := "one tree per endpoint"
+	if r.Trees > 0 {
+		trees = fmt.Sprintf("%d trees per destination switch", r.Trees)
+	}
+	return fmt.Sprintf("routed %d switches and %d endpoints in %d layers (LID offsets 0..%d: layer 0 minimal, layers 1..%d on paths of %s where the fabric has them, %s)",
+		switches, endpoints, L, L-1, L-1, r.Bounds, trees)
+}
+
+// hopCounts reads lengths[h] = pairs at h hops as "1: 1400, 2: 8400".
+func hopCounts(lengths []int) string {
+	var parts []string
+	for h, n := range lengths {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d: %d", h, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // startProfile starts a CPU profile in dir; the returned function stops it
@@ -244,4 +263,29 @@ func startProfile(dir string) (func(), error) {
 			heap.Close()
 		}
 	}, nil
+}
+
+// vlFlags are the deadlock flags of the commands that program tables.
+func vlFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "deadlock", Value: "hops", Usage: "VL scheme: hops (routes of ≤ 3 switch hops, 3 VLs), dfsssp, auto (hops where it applies, else dfsssp), or none (only if the verifier finds no cycle)"},
+		&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer (their VLCap), 1..15"},
+	}
+}
+
+// pipelineConfig reads the layer, VL and LMC flags of a command that
+// programs tables. An LMC that gives an HCA port fewer LIDs than there are
+// layers would leave layers unreachable: it is refused here, by flag name.
+func pipelineConfig(c *cli.Context) (pipeline.Config, error) {
+	o := layerOptions(c)
+	cfg := pipeline.Config{Layers: o.Layers, MinLen: o.MinLen, MaxLen: o.MaxLen, Seed: o.Seed, Trees: o.Trees,
+		Deadlock: c.String("deadlock"), VLs: c.Int("vls"), LMC: -1}
+	if c.IsSet("lmc") {
+		cfg.LMC = c.Int("lmc")
+		if 1<<cfg.LMC < cfg.Layers {
+			return cfg, fmt.Errorf("--lmc %d gives each HCA port %d LIDs, but --layers %d needs one per layer: use --lmc %d or more, or --layers %d or fewer",
+				cfg.LMC, 1<<cfg.LMC, cfg.Layers, layers.LMC(cfg.Layers), 1<<cfg.LMC)
+		}
+	}
+	return cfg, nil
 }
