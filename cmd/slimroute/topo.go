@@ -38,8 +38,8 @@ func sourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "build the fabric described by the TOML spec `FILE`"},
 		&cli.StringFlag{Name: "fabric", Usage: "read the fabric from `FILE` (ibsim .net, slimroute .json, or ibnetdiscover output)"},
-		&cli.StringFlag{Name: "in-format", Usage: "format of --fabric: ibsim|ibnetdiscover|json (default: from the file name)"},
-		&cli.IntFlag{Name: "slimfly", Usage: "build the Slim Fly of prime power `Q` with default parameters"},
+		&cli.StringFlag{Name: "in-format", Usage: "format of --fabric: ibsim|ibnetdiscover|json (default: recognised from the file's content)"},
+		&cli.IntFlag{Name: "slimfly", Usage: "build the Slim Fly of prime power `Q` (3, 4, 5, 7, 8, 9, 11, 13, …) with default parameters"},
 	}
 }
 
@@ -164,13 +164,13 @@ Examples:
 					&cli.IntFlag{Name: "levels", Value: 2, Usage: "2 (leaf/spine) or 3 (leaf/spine/core)"},
 					&cli.IntFlag{Name: "radix", Value: 36, Usage: "switch port count"},
 					&cli.StringFlag{Name: "oversubscription", Usage: "hosts:uplinks per leaf, e.g. 3:1 (default 1:1)"},
-					&cli.IntFlag{Name: "hosts-per-leaf"},
-					&cli.IntFlag{Name: "leaf-uplinks"},
-					&cli.IntFlag{Name: "leaves", Usage: "all leaves (2 levels) or leaves per pod (3 levels)"},
-					&cli.IntFlag{Name: "spines", Usage: "all spines (2 levels) or spines per pod (3 levels)"},
-					&cli.IntFlag{Name: "pods"},
-					&cli.IntFlag{Name: "spine-uplinks"},
-					&cli.IntFlag{Name: "cores"},
+					&cli.IntFlag{Name: "hosts-per-leaf", Usage: "HCAs per leaf switch; set with --leaf-uplinks (default: from --radix and --oversubscription)"},
+					&cli.IntFlag{Name: "leaf-uplinks", Usage: "cables from each leaf up to the spines (default: from --radix and --oversubscription)"},
+					&cli.IntFlag{Name: "leaves", Usage: "all leaves (2 levels) or leaves per pod (3 levels) (default: as many as the spines' down-ports take)"},
+					&cli.IntFlag{Name: "spines", Usage: "all spines (2 levels) or spines per pod (3 levels) (default: one per leaf up-link)"},
+					&cli.IntFlag{Name: "pods", Usage: "pods, 3 levels only (default: as many as the cores' ports take)"},
+					&cli.IntFlag{Name: "spine-uplinks", Usage: "cables from each spine up to the cores, 3 levels only (default: the spine ports the leaves leave free)"},
+					&cli.IntFlag{Name: "cores", Usage: "core switches in all, a multiple of --spines, 3 levels only (default: as few as take every spine up-link, with all their ports used)"},
 				}, outputFlags()...),
 				Action: func(c *cli.Context) error {
 					f, err := clos.Build(clos.Params{
@@ -190,8 +190,8 @@ Examples:
 				Description: `Example:
    slimroute topo kary --k 4 --n 3 --format dot -o tree.dot`,
 				Flags: append([]cli.Flag{
-					&cli.IntFlag{Name: "k", Value: 4},
-					&cli.IntFlag{Name: "n", Value: 3},
+					&cli.IntFlag{Name: "k", Value: 4, Usage: "arity: switches of 2k ports, k down and k up"},
+					&cli.IntFlag{Name: "n", Value: 3, Usage: "levels of switches; the tree has k^n hosts"},
 				}, outputFlags()...),
 				Action: func(c *cli.Context) error {
 					f, err := clos.KAryNTree(c.Int("k"), c.Int("n"))
@@ -241,7 +241,7 @@ func printStats(w io.Writer, st fabric.Stats) error {
 		fmt.Fprintf(tw, "diameter\t%d\n", st.Diameter)
 	}
 	fmt.Fprintf(tw, "average distance\t%.4f\n", st.AverageDistance)
-	if st.MooreBound > 0 {
+	if st.MooreBound > 0 && st.MinEndpoints > 0 { // a direct network: every switch has endpoints
 		fmt.Fprintf(tw, "Moore bound (degree %d, diameter %d)\t%d\n", st.MaxDegree, st.Diameter, st.MooreBound)
 		fmt.Fprintf(tw, "Moore-bound efficiency\t%.1f%%\n", 100*st.MooreEfficiency)
 	}
