@@ -52,7 +52,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		t := strings.TrimSpace(line)
 		if cur >= 0 && strings.HasPrefix(t, "[") {
 			n := &nodes[cur]
-			h, attr, ok := parseIBNDPort(t, ln, keys[cur], n, errs)
+			h, attr, ok := parseIBNDPort(t, ln, keys[cur], descs[cur], n, errs)
 			if !ok {
 				continue
 			}
@@ -207,7 +207,9 @@ func lidLMC(s string) (uint16, uint8, bool) {
 	return lid, lmc, found
 }
 
-func parseIBNDPort(t string, ln int, key string, n *Node, errs *errorList) (halfLink, PortAttr, bool) {
+// parseIBNDPort reads a port line of the record of node key (described as
+// desc: n.Name is set only after the whole file is read).
+func parseIBNDPort(t string, ln int, key, desc string, n *Node, errs *errorList) (halfLink, PortAttr, bool) {
 	var attr PortAttr
 	p, rest, ok := bracketNum(t)
 	if !ok {
@@ -215,7 +217,7 @@ func parseIBNDPort(t string, ln int, key string, n *Node, errs *errorList) (half
 		return halfLink{}, attr, false
 	}
 	if p < 1 || p > n.Ports {
-		errs.add(ln, "port %d of %q: the node has ports 1..%d", p, n.Name, n.Ports)
+		errs.add(ln, "port %d of %q: the node has ports 1..%d", p, desc, n.Ports)
 		return halfLink{}, attr, false
 	}
 	rest = strings.TrimLeft(rest, " \t")
@@ -228,25 +230,28 @@ func parseIBNDPort(t string, ln int, key string, n *Node, errs *errorList) (half
 	if strings.HasPrefix(rest, "(") { // CA record: the local port GUID
 		k := strings.IndexByte(rest, ')')
 		if k < 0 {
-			errs.add(ln, "port %d of %q: unclosed '(' around the port GUID", p, n.Name)
+			errs.add(ln, "port %d of %q: unclosed '(' around the port GUID", p, desc)
 			return halfLink{}, attr, false
 		}
 		g, err := ParseGUID(rest[1:k])
 		if err != nil {
-			errs.add(ln, "port %d of %q: %v", p, n.Name, err)
+			errs.add(ln, "port %d of %q: %v", p, desc, err)
 			return halfLink{}, attr, false
 		}
 		attr.GUID = g
 		rest = rest[k+1:]
 	}
 	remote, rest, ok := quoted(rest)
+	if before, _, _ := strings.Cut(t, "#"); !strings.Contains(before, `"`) {
+		ok = false // the quoted text is the comment's, not a remote id
+	}
 	if !ok || remote == "" {
-		errs.add(ln, "port %d of %q: missing remote node id in double quotes", p, n.Name)
+		errs.add(ln, "port %d of %q: missing remote node id in double quotes", p, desc)
 		return halfLink{}, attr, false
 	}
 	rp, rest, ok := bracketNum(rest)
 	if !ok || rp < 1 || rp > MaxPorts {
-		errs.add(ln, "port %d of %q: missing or bad remote port; want [1..%d] right after %q", p, n.Name, MaxPorts, remote)
+		errs.add(ln, "port %d of %q: missing or bad remote port; want [1..%d] right after %q", p, desc, MaxPorts, remote)
 		return halfLink{}, attr, false
 	}
 	h := halfLink{local: key, localPort: p, remote: remote, remotePort: rp, line: ln}

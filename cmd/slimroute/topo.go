@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -58,20 +61,55 @@ func loadFabric(c *cli.Context) (*fabric.Fabric, error) {
 	case c.IsSet("config"):
 		return buildFromSpecFile(c.String("config"))
 	case c.IsSet("fabric"):
-		path := c.String("fabric")
-		format := fabric.DetectFormat(path)
-		if c.IsSet("in-format") {
-			format = fabric.Format(c.String("in-format"))
-		}
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		return fabric.Read(fh, path, format)
+		return readFabricFile(c.String("fabric"), c.String("in-format"))
 	default:
 		return slimfly.Build(slimfly.Params{Q: c.Int("slimfly")})
 	}
+}
+
+// readFabricFile reads a fabric file in format, or when format is "" in
+// the format its content shows (its name when the content does not tell).
+// A file that does not parse gets the format it was read as named, and
+// how to name another.
+func readFabricFile(path, format string) (*fabric.Fabric, error) {
+	if format != "" && !slices.Contains(fabric.ReadFormats, fabric.Format(format)) {
+		return nil, fmt.Errorf("--in-format %q: want one of %s", format, readFormatList())
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 64<<10)
+	head, _ := br.Peek(64 << 10)
+	sniffed := fabric.Sniff(head)
+	hint := fmt.Sprintf("(read as %s, as --in-format asked", format)
+	if format == "" {
+		if bytes.IndexByte(head, 0) >= 0 {
+			return nil, fmt.Errorf("%s: binary content, not a fabric file (want an ibsim net file, ibnetdiscover output or slimroute JSON)", path)
+		}
+		format, hint = string(sniffed), fmt.Sprintf("(read as %s, recognised from the content", sniffed)
+		if sniffed == "" {
+			format = string(fabric.DetectFormat(path))
+			hint = fmt.Sprintf("(read as %s, from the file name", format)
+		}
+	}
+	f, err := fabric.Read(br, path, fabric.Format(format))
+	if err != nil {
+		if sniffed != "" && string(sniffed) != format {
+			return nil, fmt.Errorf("%w\n%s, but the content looks like %s: try --in-format %s)", err, hint, sniffed, sniffed)
+		}
+		return nil, fmt.Errorf("%w\n%s; if it is another format, name it with --in-format %s)", err, hint, readFormatList())
+	}
+	return f, nil
+}
+
+func readFormatList() string {
+	s := make([]string, len(fabric.ReadFormats))
+	for i, f := range fabric.ReadFormats {
+		s[i] = string(f)
+	}
+	return strings.Join(s, "|")
 }
 
 func buildFromSpecFile(path string) (*fabric.Fabric, error) {
