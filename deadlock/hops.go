@@ -58,8 +58,12 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 					if err != nil {
 						return err
 					}
-					return fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; use --deadlock dfsssp or bound the path length (--max-len 3)",
-						k, r.Fabric.Node(r.SwitchID(s)).Name, r.DestName(d), len(path)-1)
+					advice := "use --deadlock auto or dfsssp (layer 0 takes minimal paths, so no length bound helps)"
+					if k > 0 {
+						advice = "use --deadlock auto or dfsssp, or keep layers ≥ 1 within 3 hops (--min-len 1 --max-len 3)"
+					}
+					return fmt.Errorf("the hop-indexed scheme protects routes of at most 3 switch-to-switch hops, but layer %d routes %s to %s over %d; %s",
+						k, r.Fabric.Node(r.SwitchID(s)).Name, r.DestName(d), len(path)-1, advice)
 				}
 				v[hops+1] = y
 				x = y

@@ -144,12 +144,36 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		}
 		return k
 	}
+	halves = missingRecords(halves, ids, names, errs)
 	links := pairHalves(halves, ids, names, errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
 	f, err := New(nodes, links)
 	return f, wrapValidation(file, err)
+}
+
+// missingRecords reports port lines that lead to nodes without a record
+// as one problem when there are many: the sign of a dump cut short (by
+// head, or copied while ibnetdiscover was still writing), which would
+// otherwise bury the reader under one message per cable. It returns the
+// halves left for pairing.
+func missingRecords(halves []halfLink, ids map[string]NodeID, names func(string) string, errs *errorList) []halfLink {
+	var kept, lost []halfLink
+	for _, h := range halves {
+		if _, ok := ids[h.remote]; ok {
+			kept = append(kept, h)
+		} else {
+			lost = append(lost, h)
+		}
+	}
+	if len(lost) <= 3 {
+		return halves // pairHalves names each
+	}
+	h := lost[0]
+	errs.add(h.line, "%d port lines, the first here (port %d of %q), lead to nodes the file has no record of, such as %q: is the file cut short? ibnetdiscover writes a record for every node it reaches",
+		len(lost), h.localPort, names(h.local), h.remote)
+	return kept
 }
 
 // uniqueNames sets each node's Name to its description, appending the GUID

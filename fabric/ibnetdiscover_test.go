@@ -11,10 +11,10 @@ import (
 	"slimroute/slimfly"
 )
 
-// A malformed port line is reported at its line, naming the node of the
-// record it is in (by its description), never another node or comment text.
-func TestIBNetDiscoverNamesTheNodeOfABadPortLine(t *testing.T) {
-	f, err := slimfly.Build(slimfly.Params{Q: 3})
+// ibndDump is the Slim Fly of q as ibnetdiscover output.
+func ibndDump(t *testing.T, q int) *bytes.Buffer {
+	t.Helper()
+	f, err := slimfly.Build(slimfly.Params{Q: q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,6 +22,13 @@ func TestIBNetDiscoverNamesTheNodeOfABadPortLine(t *testing.T) {
 	if err := fabric.WriteIBNetDiscover(&b, f); err != nil {
 		t.Fatal(err)
 	}
+	return &b
+}
+
+// A malformed port line is reported at its line, naming the node of the
+// record it is in (by its description), never another node or comment text.
+func TestIBNetDiscoverNamesTheNodeOfABadPortLine(t *testing.T) {
+	b := ibndDump(t, 3)
 	lines := strings.Split(b.String(), "\n")
 	rng := rand.New(rand.NewPCG(3, 4))
 	breakers := []func(string) string{
@@ -53,6 +60,28 @@ func TestIBNetDiscoverNamesTheNodeOfABadPortLine(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(strings.SplitN(err.Error(), "\n", 2)[0], fmt.Sprintf("of %q", desc)) {
 				t.Fatalf("line %d %q → %q: error %v; want %q naming %q", i+1, l, bad[i], err, want, desc)
 			}
+		}
+	}
+}
+
+// A dump cut short anywhere is refused with a short list that says so,
+// not one message per cable to a node whose record was cut off.
+func TestIBNetDiscoverCutShortSaysSo(t *testing.T) {
+	b := ibndDump(t, 5)
+	whole := b.Bytes()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		n := 100 + rng.IntN(len(whole)*9/10)
+		_, err := fabric.ReadIBNetDiscover(bytes.NewReader(whole[:n]), "found.txt")
+		if err == nil {
+			t.Fatalf("cut at byte %d of %d: accepted", n, len(whole))
+		}
+		msg := err.Error()
+		if strings.Count(msg, "unknown node") > 3 || strings.Count(msg, "\n") > 20 {
+			t.Fatalf("cut at byte %d: %d lines:\n%s", n, strings.Count(msg, "\n")+1, msg)
+		}
+		if strings.Count(msg, "port lines") > 0 && !strings.Contains(msg, "cut short") {
+			t.Fatalf("cut at byte %d: %s", n, msg)
 		}
 	}
 }

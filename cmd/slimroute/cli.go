@@ -254,7 +254,7 @@ func usageError(path []string, cmd *cli.Command, err error) error {
 		}
 		reason := "not a number"
 		if strings.Contains(m[3], "out of range") {
-			reason = "too large"
+			reason = "out of range"
 		}
 		return fmt.Errorf("%s: --%s %s: %s; %s", where, m[2], m[1], reason, want)
 	}
