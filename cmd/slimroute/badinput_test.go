@@ -383,3 +383,26 @@ func TestAdviceInErrorsWorks(t *testing.T) {
 		}
 	}
 }
+
+// Flags may come before or after a command's argument, in any order: the
+// capture is read the same way.
+func TestFlagsMayFollowArguments(t *testing.T) {
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "lfts.pcap")
+	if o := runCLI("export", "--slimfly", "3", "-o", pcap); o.status != 0 {
+		t.Fatal(o.stderr)
+	}
+	want := runCLI("lft", "from-pcap", "--slimfly", "3", "--sm", "sw-0-0-0", pcap)
+	if want.status != 0 || want.stdout == "" {
+		t.Fatal(want.stderr)
+	}
+	for _, args := range [][]string{
+		{"lft", "from-pcap", pcap, "--slimfly", "3", "--sm", "sw-0-0-0"},
+		{"lft", "from-pcap", "--sm=sw-0-0-0", pcap, "--slimfly", "3"},
+		{"lft", "from-pcap", "--slimfly", "3", "--sm", "sw-0-0-0", "--", pcap},
+	} {
+		if got := runCLI(args...); got != want {
+			t.Errorf("%q: status %d, %d bytes (want %d), stderr %q", args, got.status, len(got.stdout), len(want.stdout), got.stderr)
+		}
+	}
+}

@@ -178,8 +178,8 @@ Examples:
    slimroute topo slimfly --q 7 --radix 36 --format ibnetdiscover`,
 				Flags: append([]cli.Flag{
 					&cli.IntFlag{Name: "q", Value: 5, Usage: "prime power 4w+δ, δ in {-1,0,1}: 3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, …"},
-					&cli.IntFlag{Name: "endpoints", Aliases: []string{"p"}, Usage: "HCAs per switch (default ⌈k′/2⌉)"},
-					&cli.IntFlag{Name: "radix", Usage: "switch port count; error if k′+p does not fit (default k′+p)"},
+					&cli.IntFlag{Name: "endpoints", Aliases: []string{"p"}, Usage: "HCAs per switch (default: ⌈k′/2⌉, half the network degree k′ = (3q−δ)/2)"},
+					&cli.IntFlag{Name: "radix", Usage: "switch port count, refused if k′+p ports do not fit (default: k′+p, the ports the fabric uses)"},
 				}, outputFlags()...),
 				Action: func(c *cli.Context) error {
 					f, err := slimfly.Build(slimfly.Params{Q: c.Int("q"), Endpoints: c.Int("endpoints"), Radix: c.Int("radix")})
@@ -201,7 +201,7 @@ Examples:
 				Flags: append([]cli.Flag{
 					&cli.IntFlag{Name: "levels", Value: 2, Usage: "2 (leaf/spine) or 3 (leaf/spine/core)"},
 					&cli.IntFlag{Name: "radix", Value: 36, Usage: "switch port count"},
-					&cli.StringFlag{Name: "oversubscription", Usage: "hosts:uplinks per leaf, e.g. 3:1 (default 1:1)"},
+					&cli.StringFlag{Name: "oversubscription", Usage: "hosts:uplinks per leaf, e.g. 3:1 (default: 1:1)"},
 					&cli.IntFlag{Name: "hosts-per-leaf", Usage: "HCAs per leaf switch; set with --leaf-uplinks (default: from --radix and --oversubscription)"},
 					&cli.IntFlag{Name: "leaf-uplinks", Usage: "cables from each leaf up to the spines (default: from --radix and --oversubscription)"},
 					&cli.IntFlag{Name: "leaves", Usage: "all leaves (2 levels) or leaves per pod (3 levels) (default: as many as the spines' down-ports take)"},
