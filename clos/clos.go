@@ -115,7 +115,7 @@ func Resolve(p Params) (Derived, error) {
 		return d, fmt.Errorf("each spine needs %d down-links + %d up-links, but radix is %d", spineDown, q.SpineUplinks, q.Radix)
 	}
 	if q.Cores == 0 {
-		q.Cores = q.Spines * q.SpineUplinks
+		q.Cores = q.Spines * q.SpineUplinks / coreParallel(q.Radix, q.Pods, q.SpineUplinks)
 	}
 	if q.Cores%q.Spines != 0 {
 		return d, fmt.Errorf("cores=%d: the cores form one plane per spine position, so cores must be a multiple of spines per pod (%d)", q.Cores, q.Spines)
@@ -133,6 +133,22 @@ func Resolve(p Params) (Derived, error) {
 	}
 	d.SpineOversub = float64(spineDown) / float64(q.SpineUplinks)
 	return d, nil
+}
+
+// coreParallel is how many cables a spine runs to each core of its plane
+// when the cores are not given: with fewer pods than ports, the most that
+// still fit every pod on a core and spread the spine's up-links evenly, so
+// the cores' ports are used rather than left empty; 1 for a full fat tree.
+func coreParallel(radix, pods, spineUplinks int) int {
+	if pods < 1 {
+		return 1
+	}
+	for par := min(radix/pods, spineUplinks); par > 1; par-- {
+		if spineUplinks%par == 0 {
+			return par
+		}
+	}
+	return 1
 }
 
 func parseRatio(s string) (int, int, error) {

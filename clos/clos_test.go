@@ -222,3 +222,25 @@ func TestImpossibleCombinations(t *testing.T) {
 		}
 	}
 }
+
+// A 3-level fat tree with fewer pods than core ports gets as few cores as
+// take every spine up-link: each core's ports are all used whenever the
+// pods' cables can fill them evenly (radix 16, 4 pods: 16 cores with 4
+// cables from each pod, not 64 cores with 4 of 16 ports used).
+func TestDefaultCoresUseTheirPorts(t *testing.T) {
+	for radix := 4; radix <= 64; radix += 2 {
+		for pods := 1; pods <= radix; pods++ {
+			d, err := Resolve(Params{Levels: 3, Radix: radix, Pods: pods})
+			if err != nil {
+				t.Fatalf("radix %d, %d pods: %v", radix, pods, err)
+			}
+			plane := d.Cores / d.Spines
+			if plane*d.SpineParallel != d.SpineUplinks || pods*d.SpineParallel > radix {
+				t.Fatalf("radix %d, %d pods: %d cores per plane × %d cables for %d up-links", radix, pods, plane, d.SpineParallel, d.SpineUplinks)
+			}
+			if radix%pods == 0 && d.SpineUplinks%(radix/pods) == 0 && pods*d.SpineParallel != radix {
+				t.Errorf("radix %d, %d pods: a core uses %d of %d ports", radix, pods, pods*d.SpineParallel, radix)
+			}
+		}
+	}
+}

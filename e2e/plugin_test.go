@@ -187,29 +187,39 @@ func readSL2VL(t *testing.T, sim *ibsimtest.Sim, rt *routed) string {
 	return held.String()
 }
 
-// TestPluginBadSettingsFallBack gives the plugin a settings file with an
-// unknown key: the error, naming the key, goes to OpenSM's log, the plugin
-// programs nothing and OpenSM routes with its default engine instead.
+// TestPluginBadSettingsFallBack gives the plugin settings it must refuse —
+// an unknown key, or more layers than OpenSM's lmc gives LIDs per port: the
+// error goes to OpenSM's log, the plugin programs nothing and OpenSM routes
+// with its default engine instead.
 func TestPluginBadSettingsFallBack(t *testing.T) {
 	ibsimtest.Require(t, "opensm")
 	plugin := buildPlugin(t)
-	dir := t.TempDir()
-	net := filepath.Join(dir, "sf.net")
-	run(t, "topo", "slimfly", "--q", "3", "-o", net)
-	sim := ibsimtest.Start(t, net)
-	settings := filepath.Join(dir, "slimroute.toml")
-	os.WriteFile(settings, []byte("layers = 4\nlayres = 2\n"), 0o644)
-	sm := sim.StartOpenSM(t, ibsimtest.SMOptions{
-		Config: fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nforce_log_flush TRUE\n", settings),
-		Env:    []string{"LD_LIBRARY_PATH=" + plugin},
-	})
-	log := sm.Log()
-	for _, want := range []string{"unknown key layres", "falls back to the next engine", "minhop tables configured on all switches"} {
-		if !strings.Contains(log, want) {
-			t.Errorf("OpenSM's log lacks %q", want)
+	for _, c := range []struct {
+		settings string
+		lmc      int
+		want     string
+	}{
+		{"layers = 4\nlayres = 2\n", 2, "unknown key layres"},
+		{"layers = 4\n", 0, "layers = 4 needs LMC 2 or more"},
+	} {
+		dir := t.TempDir()
+		net := filepath.Join(dir, "sf.net")
+		run(t, "topo", "slimfly", "--q", "3", "-o", net)
+		sim := ibsimtest.Start(t, net)
+		settings := filepath.Join(dir, "slimroute.toml")
+		os.WriteFile(settings, []byte(c.settings), 0o644)
+		sm := sim.StartOpenSM(t, ibsimtest.SMOptions{
+			Config: fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc %d\nforce_log_flush TRUE\n", settings, c.lmc),
+			Env:    []string{"LD_LIBRARY_PATH=" + plugin},
+		})
+		log := sm.Log()
+		for _, want := range []string{c.want, "falls back to the next engine", "minhop tables configured on all switches"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("%q, lmc %d: OpenSM's log lacks %q", c.settings, c.lmc, want)
+			}
 		}
-	}
-	if strings.Contains(log, "slimroute tables configured") {
-		t.Error("the plugin programmed tables despite the bad settings")
+		if strings.Contains(log, "slimroute tables configured") {
+			t.Errorf("%q, lmc %d: the plugin programmed tables despite the bad settings", c.settings, c.lmc)
+		}
 	}
 }

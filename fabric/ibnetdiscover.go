@@ -52,7 +52,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		t := strings.TrimSpace(line)
 		if cur >= 0 && strings.HasPrefix(t, "[") {
 			n := &nodes[cur]
-			h, attr, ok := parseIBNDPort(t, ln, keys[cur], n, errs)
+			h, attr, ok := parseIBNDPort(t, ln, keys[cur], descs[cur], n, errs)
 			if !ok {
 				continue
 			}
@@ -144,12 +144,36 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		}
 		return k
 	}
+	halves = missingRecords(halves, ids, names, errs)
 	links := pairHalves(halves, ids, names, errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
 	f, err := New(nodes, links)
 	return f, wrapValidation(file, err)
+}
+
+// missingRecords reports port lines that lead to nodes without a record
+// as one problem when there are many: the sign of a dump cut short (by
+// head, or copied while ibnetdiscover was still writing), which would
+// otherwise bury the reader under one message per cable. It returns the
+// halves left for pairing.
+func missingRecords(halves []halfLink, ids map[string]NodeID, names func(string) string, errs *errorList) []halfLink {
+	var kept, lost []halfLink
+	for _, h := range halves {
+		if _, ok := ids[h.remote]; ok {
+			kept = append(kept, h)
+		} else {
+			lost = append(lost, h)
+		}
+	}
+	if len(lost) <= 3 {
+		return halves // pairHalves names each
+	}
+	h := lost[0]
+	errs.add(h.line, "%d port lines, the first here (port %d of %q), lead to nodes the file has no record of, such as %q: is the file cut short? ibnetdiscover writes a record for every node it reaches",
+		len(lost), h.localPort, names(h.local), h.remote)
+	return kept
 }
 
 // uniqueNames sets each node's Name to its description, appending the GUID
@@ -207,7 +231,9 @@ func lidLMC(s string) (uint16, uint8, bool) {
 	return lid, lmc, found
 }
 
-func parseIBNDPort(t string, ln int, key string, n *Node, errs *errorList) (halfLink, PortAttr, bool) {
+// parseIBNDPort reads a port line of the record of node key (described as
+// desc: n.Name is set only after the whole file is read).
+func parseIBNDPort(t string, ln int, key, desc string, n *Node, errs *errorList) (halfLink, PortAttr, bool) {
 	var attr PortAttr
 	p, rest, ok := bracketNum(t)
 	if !ok {
@@ -215,7 +241,7 @@ func parseIBNDPort(t string, ln int, key string, n *Node, errs *errorList) (half
 		return halfLink{}, attr, false
 	}
 	if p < 1 || p > n.Ports {
-		errs.add(ln, "port %d of %q: the node has ports 1..%d", p, n.Name, n.Ports)
+		errs.add(ln, "port %d of %q: the node has ports 1..%d", p, desc, n.Ports)
 		return halfLink{}, attr, false
 	}
 	rest = strings.TrimLeft(rest, " \t")
@@ -228,25 +254,28 @@ func parseIBNDPort(t string, ln int, key string, n *Node, errs *errorList) (half
 	if strings.HasPrefix(rest, "(") { // CA record: the local port GUID
 		k := strings.IndexByte(rest, ')')
 		if k < 0 {
-			errs.add(ln, "port %d of %q: unclosed '(' around the port GUID", p, n.Name)
+			errs.add(ln, "port %d of %q: unclosed '(' around the port GUID", p, desc)
 			return halfLink{}, attr, false
 		}
 		g, err := ParseGUID(rest[1:k])
 		if err != nil {
-			errs.add(ln, "port %d of %q: %v", p, n.Name, err)
+			errs.add(ln, "port %d of %q: %v", p, desc, err)
 			return halfLink{}, attr, false
 		}
 		attr.GUID = g
 		rest = rest[k+1:]
 	}
 	remote, rest, ok := quoted(rest)
+	if before, _, _ := strings.Cut(t, "#"); !strings.Contains(before, `"`) {
+		ok = false // the quoted text is the comment's, not a remote id
+	}
 	if !ok || remote == "" {
-		errs.add(ln, "port %d of %q: missing remote node id in double quotes", p, n.Name)
+		errs.add(ln, "port %d of %q: missing remote node id in double quotes", p, desc)
 		return halfLink{}, attr, false
 	}
 	rp, rest, ok := bracketNum(rest)
 	if !ok || rp < 1 || rp > MaxPorts {
-		errs.add(ln, "port %d of %q: missing or bad remote port; want [1..%d] right after %q", p, n.Name, MaxPorts, remote)
+		errs.add(ln, "port %d of %q: missing or bad remote port; want [1..%d] right after %q", p, desc, MaxPorts, remote)
 		return halfLink{}, attr, false
 	}
 	h := halfLink{local: key, localPort: p, remote: remote, remotePort: rp, line: ln}

@@ -347,3 +347,22 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// IBSimLimits returns ibsim's -S/-N/-P options (switches, nodes, ports)
+// sized for f with some headroom, never below ibsim's defaults (256, 2048,
+// 13312). ibsim refuses a net file beyond them ("no more switches").
+func IBSimLimits(f *Fabric) []string {
+	var sw, nodes, ports int
+	for _, n := range f.Nodes() {
+		nodes++
+		ports += n.Ports + 1
+		if n.Kind == Switch {
+			sw++
+		}
+	}
+	return []string{
+		"-S", fmt.Sprint(max(256, sw+16)),
+		"-N", fmt.Sprint(max(2048, nodes+16)),
+		"-P", fmt.Sprint(max(13312, ports+64)),
+	}
+}

@@ -93,7 +93,8 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msg
 	if err != nil {
 		return errOut(msg, msgLen, err)
 	}
-	cfg.LIDsFromFabric = true
+	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
+	cfg.LIDsFromFabric, cfg.LMC = true, 0
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
 		return errOut(msg, msgLen, err)

@@ -79,6 +79,9 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := lidsHoldLayers(f, lids, c.Layers); err != nil {
+		return nil, err
+	}
 	lap("lids")
 	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, Workers: c.Workers})
 	if err != nil {
@@ -167,6 +170,18 @@ func (s *stages) lap(name string) {
 		d, s.last = t.Sub(s.last), t
 	}
 	s.list = append(s.list, Stage{name, d})
+}
+
+// lidsHoldLayers refuses LIDs that leave a layer unreachable: layer k is
+// programmed at LID offset k, so every HCA port needs 2^LMC ≥ layers.
+func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
+	for _, p := range lids.Ports {
+		if p.Port.Port != 0 && 1<<p.LMC < L {
+			return fmt.Errorf("layers = %d needs LMC %d or more (a LID per layer), but %s has LMC %d (%d LIDs): raise the SM's lmc (OpenSM: lmc %d in opensm.conf) or use layers = %d",
+				L, layers.LMC(L), f.PortString(p.Port), p.LMC, 1<<p.LMC, layers.LMC(L), 1<<p.LMC)
+		}
+	}
+	return nil
 }
 
 // ParseConfig reads a TOML settings file; unknown keys are errors that name

@@ -50,3 +50,53 @@ func TestACableFailureKeepsTheHopIndexedScheme(t *testing.T) {
 		t.Fatalf("auto on the healthy fabric chose %s with %d VLs", healthy.Assignment.Scheme, healthy.Assignment.VLs)
 	}
 }
+
+// Layer k is programmed at LID offset k: Run must refuse every LMC that
+// gives an HCA port fewer LIDs than layers, whether the LMC is asked for or
+// comes with the fabric's LIDs (OpenSM's lmc, in the plugin), and accept
+// the largest layer count that fits.
+func TestRunRefusesAnLMCThatCannotHoldTheLayers(t *testing.T) {
+	f, err := slimfly.Build(slimfly.Params{Q: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lmc := 0; lmc <= 7; lmc++ {
+		// the fabric as OpenSM reports it after assigning LIDs at lmc
+		planned, err := Run(f, Config{Layers: 1, LMC: lmc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes := append([]fabric.Node(nil), f.Nodes()...)
+		for _, p := range planned.LIDs.Ports {
+			n := &nodes[p.Port.Node]
+			attrs := map[int]fabric.PortAttr{}
+			for k, v := range n.Attrs {
+				attrs[k] = v
+			}
+			a := attrs[p.Port.Port]
+			a.LID, a.LMC = uint16(p.Base), p.LMC
+			attrs[p.Port.Port] = a
+			n.Attrs = attrs
+		}
+		discovered, err := fabric.New(nodes, f.Links())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for L := 1; L <= 128; L *= 2 {
+			fits := 1<<lmc >= L
+			if fits && L != 1<<lmc {
+				continue // routing is the slow part; the largest L that fits is the edge
+			}
+			for _, c := range []Config{{Layers: L, LMC: lmc}, {Layers: L, LMC: 0, LIDsFromFabric: true}} {
+				g := f
+				if c.LIDsFromFabric {
+					g = discovered
+				}
+				_, err := Run(g, c)
+				if fits != (err == nil) || (err != nil && !strings.Contains(err.Error(), "needs LMC")) {
+					t.Errorf("lmc %d, %d layers, LIDs from the fabric %v: error %v", lmc, L, c.LIDsFromFabric, err)
+				}
+			}
+		}
+	}
+}

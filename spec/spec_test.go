@@ -28,7 +28,7 @@ func TestExampleSpecsBuild(t *testing.T) {
 	want := map[string]struct{ switches, hcas int }{
 		"sf5.toml":            {50, 200},
 		"clos-2level.toml":    {54, 648},
-		"fattree-3level.toml": {4*(8+8) + 64, 4 * 8 * 8},
+		"fattree-3level.toml": {4*(8+8) + 16, 4 * 8 * 8},
 	}
 	files, _ := filepath.Glob("../testdata/specs/*.toml")
 	if len(files) != len(want) {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -30,12 +29,7 @@ Examples:
    slimroute analyze --slimfly 7 --layers 4
    slimroute analyze --fabric sf7.net --lfts dump/opensm-lfts.dump --json
    slimroute analyze --slimfly 5 --svg plots/`,
-		Flags: append(sourceFlags(),
-			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4, Usage: "layers (LID offsets), a power of two"},
-			&cli.IntFlag{Name: "min-len", Usage: "least switch hops of paths in layers ≥ 1 (default: 2 on diameter-2 fabrics, else minimal)"},
-			&cli.IntFlag{Name: "max-len", Usage: "most switch hops of paths in layers ≥ 1 (default: 3 on diameter-2 fabrics, else minimal+1)"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the routing's tie-breaking and of the permutation sampling"},
-			treesFlag(),
+		Flags: append(append(sourceFlags(), layerFlags()...),
 			&cli.IntFlag{Name: "permutations", Value: 100, Usage: "random permutations to sample"},
 			&cli.StringFlag{Name: "lfts", Usage: "analyze OpenSM's LFT dump `FILE` (opensm-lfts.dump) instead of routing"},
 			&cli.IntFlag{Name: "lft-layers", Usage: "with --lfts: layers = 2^LMC (default: from the LIDs per port)"},
@@ -142,18 +136,12 @@ func printReport(w io.Writer, engine string, rep *analysis.Report, stats []layer
 	fmt.Fprintf(tw, "pairs (source switch, destination endpoint)\t%d\n\n", rep.Pairs)
 	fmt.Fprintf(tw, "layer\tpath lengths (hops: pairs)\tin bounds\tfallback\tEFI max\tEFI mean (= lower bound)\n")
 	for k, h := range rep.PathLengths {
-		var parts []string
-		for i, n := range h {
-			if n > 0 {
-				parts = append(parts, fmt.Sprintf("%d: %d", i, n))
-			}
-		}
 		in, fb := "-", "-"
 		if k < len(stats) {
 			in, fb = fmt.Sprint(stats[k].InBounds), fmt.Sprint(stats[k].Fallback)
 		}
 		e := rep.EFI[k]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.0f\t%.1f\n", k, strings.Join(parts, ", "), in, fb, e.Max, e.Mean)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.0f\t%.1f\n", k, hopCounts(h), in, fb, e.Max, e.Mean)
 	}
 	fmt.Fprintf(tw, "\nlink-disjoint paths over the layers\tpairs\tswitch pairs (all endpoints)\n")
 	for n := 1; n < len(rep.Disjoint); n++ {

@@ -52,13 +52,13 @@ Example:
    slimroute cabling plan --config testdata/specs/sf5.toml -o plan/`,
 				Flags: append(sourceFlags(),
 					&cli.Float64Flag{Name: "rack-pitch", Value: cabling.DefaultGeometry().RackPitch, Usage: "distance between neighbouring racks (m)"},
-					&cli.IntFlag{Name: "racks-per-row", Usage: "racks in a row (0: one row)"},
+					&cli.IntFlag{Name: "racks-per-row", Usage: "racks in a row (default: all racks in one row)"},
 					&cli.Float64Flag{Name: "row-pitch", Value: cabling.DefaultGeometry().RowPitch, Usage: "distance between rows (m)"},
 					&cli.IntFlag{Name: "rack-units", Value: cabling.DefaultGeometry().RackUnits, Usage: "rack height in units, for the default layout"},
 					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry().CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
 					&cli.StringFlag{Name: "site", Value: "slimroute", Usage: "NetBox site the devices go to (netbox-devices.csv)"},
 					&cli.StringFlag{Name: "rate", Usage: "planned link rate such as 4xEDR; verify reports cables that train slower"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`DIR`"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write the plan's files to `DIR`"},
 				),
 				Action: func(c *cli.Context) error {
 					f, err := loadFabric(c)

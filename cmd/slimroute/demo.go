@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,10 @@ import (
 	"slimroute/pipeline"
 	"slimroute/slimfly"
 )
+
+// osmCacheDir is where OpenSM keeps guid2lid unless OSM_CACHE_DIR says
+// otherwise.
+const osmCacheDir = "/var/cache/opensm"
 
 // demoCommand runs the main job on the built-in default: the NSDI'24
 // deployment's Slim Fly (q=5: 50 switches, 200 endpoints, 5 racks).
@@ -32,7 +37,7 @@ quality (slimroute analyze).
 Example:
    slimroute demo -o out/ && ibsim -n -s out/sf5.net`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "q", Value: 5, Usage: "Slim Fly prime power"},
+			&cli.IntFlag{Name: "q", Value: 5, Usage: "Slim Fly prime power q = 4w+δ (3, 4, 5, 7, 8, 9, 11, 13, …)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "out", Usage: "output `DIR`"},
 		},
 		Action: func(c *cli.Context) error {
@@ -88,8 +93,9 @@ Example:
 				return err
 			}
 			tw.Flush()
-			fmt.Fprintf(c.App.Writer, "\nsimulate it: ibsim -n -s %s\nprogram it:  cp %s/guid2lid $OSM_CACHE_DIR/ && opensm -R file -U %s/opensm-lfts.txt -l 2\n",
-				filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), rdir, rdir)
+			fmt.Fprintf(c.App.Writer, "\nsimulate it: ibsim -n -s %s %s\n", filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), strings.Join(fabric.IBSimLimits(f), " "))
+			fmt.Fprintf(c.App.Writer, "program it:  cp %s %s && opensm -R file -U %s -l %d   (as root; %s is OpenSM's default cache directory, $OSM_CACHE_DIR if you set one)\n",
+				filepath.Join(rdir, "guid2lid"), osmCacheDir+"/guid2lid", filepath.Join(rdir, "opensm-lfts.txt"), res.LIDs.LMC, osmCacheDir)
 			return nil
 		},
 	}

@@ -51,7 +51,7 @@ SMPs an SM at --sm would send: one per switch and 64-LID block.
 Example:
    slimroute export --slimfly 5 --format pcap -o lfts.pcap && tshark -r lfts.pcap`,
 		Flags: append(append(sourceFlags(), pipelineFlags()...),
-			&cli.StringFlag{Name: "format", Value: "pcap", Usage: "pcap"},
+			&cli.StringFlag{Name: "format", Value: "pcap", Usage: "pcap (the only format)"},
 			&cli.StringFlag{Name: "sm", Usage: "`NODE` the SM runs on (default: the first switch)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`FILE` to write"},
 		),
@@ -63,7 +63,11 @@ Example:
 			if err != nil {
 				return err
 			}
-			res, err := pipeline.Run(f, pipelineConfig(c))
+			cfg, err := pipelineConfig(c)
+			if err != nil {
+				return err
+			}
+			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
 			}
@@ -106,7 +110,7 @@ Example:
 			),
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
-					return fmt.Errorf("name one pcap file")
+					return fmt.Errorf("slimroute lft from-pcap: want one capture FILE.pcap, got %d arguments %q (e.g. slimroute lft from-pcap --slimfly 5 lfts.pcap)", c.NArg(), c.Args().Slice())
 				}
 				f, sm, err := fabricAndSM(c)
 				if err != nil {

@@ -4,8 +4,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -14,14 +12,7 @@ import (
 )
 
 func main() {
-	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
-		var status exitStatus
-		if errors.As(err, &status) {
-			os.Exit(int(status)) // the command said what it had to
-		}
-		fmt.Fprintln(os.Stderr, "slimroute: "+indentRest(err.Error()))
-		os.Exit(1)
-	}
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
 // indentRest keeps the first line of a multi-line error as the headline and

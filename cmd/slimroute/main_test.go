@@ -17,7 +17,7 @@ import (
 func runApp(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := newApp(&out, &errb).Run(append([]string{"slimroute"}, args...))
+	err := runArgs(newApp(&out, &errb), append([]string{"slimroute"}, args...))
 	return out.String(), err
 }
 

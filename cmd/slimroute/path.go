@@ -19,15 +19,10 @@ the switches a packet from --from to --to passes, with the egress ports.
 
 Example:
    slimroute path --slimfly 5 --from hca-0-0-0-1 --to hca-1-4-2-3`,
-		Flags: append(sourceFlags(),
+		Flags: append(append(sourceFlags(), layerFlags()...),
 			&cli.StringFlag{Name: "from", Required: true, Usage: "source HCA (or switch) name"},
 			&cli.StringFlag{Name: "to", Required: true, Usage: "destination HCA (or switch) name"},
-			&cli.IntFlag{Name: "to-port", Value: 1, Usage: "destination HCA port"},
-			&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4},
-			&cli.IntFlag{Name: "min-len"},
-			&cli.IntFlag{Name: "max-len"},
-			&cli.Uint64Flag{Name: "seed", Value: 1},
-			treesFlag(),
+			&cli.IntFlag{Name: "to-port", Value: 1, Usage: "port of the destination HCA"},
 		),
 		Action: func(c *cli.Context) error {
 			f, err := loadFabric(c)
@@ -98,9 +93,16 @@ func switchOf(f *fabric.Fabric, r *layers.Routing, name string) (int, error) {
 	return 0, fmt.Errorf("--from %q is not cabled to a switch", name)
 }
 
-// treesFlag is --trees of the commands that route.
-func treesFlag() cli.Flag {
-	return &cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint; 0: by fabric size (one per endpoint while endpoints × switches ≤ 2^19)"}
+// layerFlags are the routing flags of the commands that route (see
+// layerOptions).
+func layerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "layers", Aliases: []string{"L"}, Value: 4, Usage: "layers: routes per (source, destination), one per LID offset of the destination; a power of two, 1..128"},
+		&cli.IntFlag{Name: "min-len", Usage: "least switch-to-switch hops of the paths in layers ≥ 1, 1..6; set with --max-len (default: 2 on fabrics of diameter 2, else each pair's minimal distance)"},
+		&cli.IntFlag{Name: "max-len", Usage: "most switch-to-switch hops of the paths in layers ≥ 1, 1..6; set with --min-len (default: 3 on fabrics of diameter 2, else minimal+1)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the tie-breaking shuffles (and of analyze's permutation sampling): the same seed gives the same routes"},
+		&cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint (default: by fabric size, one per endpoint while endpoints × switches ≤ 2^19)"},
+	}
 }
 
 // layerOptions reads the routing flags (layers, min-len, max-len, seed,

@@ -71,6 +71,11 @@ Examples:
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 		),
 		Action: func(c *cli.Context) error {
+			cfg, err := pipelineConfig(c)
+			if err != nil {
+				return err
+			}
+			cfg.Clock = time.Now
 			if dir := c.String("profile"); dir != "" {
 				stop, err := startProfile(dir)
 				if err != nil {
@@ -89,8 +94,6 @@ Examples:
 				return err
 			}
 			lap("load_ms")
-			cfg := pipelineConfig(c)
-			cfg.Clock = time.Now
 			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
@@ -183,13 +186,13 @@ func writeJSON(path string, v any) error {
 // printRoute prints what a routing run did, for people.
 func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir string) {
 	r, a, lids, rep := res.Routing, res.Assignment, res.LIDs, res.Verify
-	trees := "one tree per endpoint"
-	if r.Trees > 0 {
-		trees = fmt.Sprintf("%d trees per destination switch", r.Trees)
-	}
-	fmt.Fprintf(out, "routed %d switches, %d endpoints in %d layers (%s in layers ≥ 1, %s)\n", sum.Fabric.Switches, sum.Fabric.Endpoints, r.NumLayers(), r.Bounds, trees)
+	fmt.Fprintln(out, layerSummary(r, sum.Fabric.Switches, sum.Fabric.Endpoints))
 	for _, st := range r.Stats {
-		fmt.Fprintf(out, "  layer %d: %d pairs, %d in bounds, %d fallback, lengths %v\n", st.Layer, st.Pairs, st.InBounds, st.Fallback, st.Lengths)
+		fmt.Fprintf(out, "  layer %d: %d pairs (source switch, destination endpoint) by switch-to-switch hops: %s", st.Layer, st.Pairs, hopCounts(st.Lengths))
+		if st.Fallback > 0 {
+			fmt.Fprintf(out, "; %d have no path of %s and keep the shortest", st.Fallback, r.Bounds)
+		}
+		fmt.Fprintln(out)
 	}
 	fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
 	if a.Packing != "" {
@@ -206,6 +209,31 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 	}
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
 	fmt.Fprintf(out, "wrote %s/{%s}\n", dir, strings.Join(sum.Files, ","))
+}
+
+// layerSummary says what the layers of r are, in one line.
+func layerSummary(r *layers.Routing, switches, endpoints int) string {
+	L := r.NumLayers()
+	if L == 1 {
+		return fmt.Sprintf("routed %d switches and %d endpoints in 1 layer (LID offset 0, minimal paths)", switches, endpoints)
+	}
+	trees := "one tree per endpoint"
+	if r.Trees > 0 {
+		trees = fmt.Sprintf("%d trees per destination switch", r.Trees)
+	}
+	return fmt.Sprintf("routed %d switches and %d endpoints in %d layers (LID offsets 0..%d: layer 0 minimal, layers 1..%d on paths of %s where the fabric has them, %s)",
+		switches, endpoints, L, L-1, L-1, r.Bounds, trees)
+}
+
+// hopCounts reads lengths[h] = pairs at h hops as "1: 1400, 2: 8400".
+func hopCounts(lengths []int) string {
+	var parts []string
+	for h, n := range lengths {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d: %d", h, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // startProfile starts a CPU profile in dir; the returned function stops it

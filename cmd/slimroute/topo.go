@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -38,8 +41,8 @@ func sourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "build the fabric described by the TOML spec `FILE`"},
 		&cli.StringFlag{Name: "fabric", Usage: "read the fabric from `FILE` (ibsim .net, slimroute .json, or ibnetdiscover output)"},
-		&cli.StringFlag{Name: "in-format", Usage: "format of --fabric: ibsim|ibnetdiscover|json (default: from the file name)"},
-		&cli.IntFlag{Name: "slimfly", Usage: "build the Slim Fly of prime power `Q` with default parameters"},
+		&cli.StringFlag{Name: "in-format", Usage: "format of --fabric: ibsim|ibnetdiscover|json (default: recognised from the file's content)"},
+		&cli.IntFlag{Name: "slimfly", Usage: "build the Slim Fly of prime power `Q` (3, 4, 5, 7, 8, 9, 11, 13, …) with default parameters"},
 	}
 }
 
@@ -58,20 +61,55 @@ func loadFabric(c *cli.Context) (*fabric.Fabric, error) {
 	case c.IsSet("config"):
 		return buildFromSpecFile(c.String("config"))
 	case c.IsSet("fabric"):
-		path := c.String("fabric")
-		format := fabric.DetectFormat(path)
-		if c.IsSet("in-format") {
-			format = fabric.Format(c.String("in-format"))
-		}
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		return fabric.Read(fh, path, format)
+		return readFabricFile(c.String("fabric"), c.String("in-format"))
 	default:
 		return slimfly.Build(slimfly.Params{Q: c.Int("slimfly")})
 	}
+}
+
+// readFabricFile reads a fabric file in format, or when format is "" in
+// the format its content shows (its name when the content does not tell).
+// A file that does not parse gets the format it was read as named, and
+// how to name another.
+func readFabricFile(path, format string) (*fabric.Fabric, error) {
+	if format != "" && !slices.Contains(fabric.ReadFormats, fabric.Format(format)) {
+		return nil, fmt.Errorf("--in-format %q: want one of %s", format, readFormatList())
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 64<<10)
+	head, _ := br.Peek(64 << 10)
+	sniffed := fabric.Sniff(head)
+	hint := fmt.Sprintf("(read as %s, as --in-format asked", format)
+	if format == "" {
+		if bytes.IndexByte(head, 0) >= 0 {
+			return nil, fmt.Errorf("%s: binary content, not a fabric file (want an ibsim net file, ibnetdiscover output or slimroute JSON)", path)
+		}
+		format, hint = string(sniffed), fmt.Sprintf("(read as %s, recognised from the content", sniffed)
+		if sniffed == "" {
+			format = string(fabric.DetectFormat(path))
+			hint = fmt.Sprintf("(read as %s, from the file name", format)
+		}
+	}
+	f, err := fabric.Read(br, path, fabric.Format(format))
+	if err != nil {
+		if sniffed != "" && string(sniffed) != format {
+			return nil, fmt.Errorf("%w\n%s, but the content looks like %s: try --in-format %s)", err, hint, sniffed, sniffed)
+		}
+		return nil, fmt.Errorf("%w\n%s; if it is another format, name it with --in-format %s)", err, hint, readFormatList())
+	}
+	return f, nil
+}
+
+func readFormatList() string {
+	s := make([]string, len(fabric.ReadFormats))
+	for i, f := range fabric.ReadFormats {
+		s[i] = string(f)
+	}
+	return strings.Join(s, "|")
 }
 
 func buildFromSpecFile(path string) (*fabric.Fabric, error) {
@@ -140,8 +178,8 @@ Examples:
    slimroute topo slimfly --q 7 --radix 36 --format ibnetdiscover`,
 				Flags: append([]cli.Flag{
 					&cli.IntFlag{Name: "q", Value: 5, Usage: "prime power 4w+δ, δ in {-1,0,1}: 3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, …"},
-					&cli.IntFlag{Name: "endpoints", Aliases: []string{"p"}, Usage: "HCAs per switch (default ⌈k′/2⌉)"},
-					&cli.IntFlag{Name: "radix", Usage: "switch port count; error if k′+p does not fit (default k′+p)"},
+					&cli.IntFlag{Name: "endpoints", Aliases: []string{"p"}, Usage: "HCAs per switch (default: ⌈k′/2⌉, half the network degree k′ = (3q−δ)/2)"},
+					&cli.IntFlag{Name: "radix", Usage: "switch port count, refused if k′+p ports do not fit (default: k′+p, the ports the fabric uses)"},
 				}, outputFlags()...),
 				Action: func(c *cli.Context) error {
 					f, err := slimfly.Build(slimfly.Params{Q: c.Int("q"), Endpoints: c.Int("endpoints"), Radix: c.Int("radix")})
@@ -163,14 +201,14 @@ Examples:
 				Flags: append([]cli.Flag{
 					&cli.IntFlag{Name: "levels", Value: 2, Usage: "2 (leaf/spine) or 3 (leaf/spine/core)"},
 					&cli.IntFlag{Name: "radix", Value: 36, Usage: "switch port count"},
-					&cli.StringFlag{Name: "oversubscription", Usage: "hosts:uplinks per leaf, e.g. 3:1 (default 1:1)"},
-					&cli.IntFlag{Name: "hosts-per-leaf"},
-					&cli.IntFlag{Name: "leaf-uplinks"},
-					&cli.IntFlag{Name: "leaves", Usage: "all leaves (2 levels) or leaves per pod (3 levels)"},
-					&cli.IntFlag{Name: "spines", Usage: "all spines (2 levels) or spines per pod (3 levels)"},
-					&cli.IntFlag{Name: "pods"},
-					&cli.IntFlag{Name: "spine-uplinks"},
-					&cli.IntFlag{Name: "cores"},
+					&cli.StringFlag{Name: "oversubscription", Usage: "hosts:uplinks per leaf, e.g. 3:1 (default: 1:1)"},
+					&cli.IntFlag{Name: "hosts-per-leaf", Usage: "HCAs per leaf switch; set with --leaf-uplinks (default: from --radix and --oversubscription)"},
+					&cli.IntFlag{Name: "leaf-uplinks", Usage: "cables from each leaf up to the spines (default: from --radix and --oversubscription)"},
+					&cli.IntFlag{Name: "leaves", Usage: "all leaves (2 levels) or leaves per pod (3 levels) (default: as many as the spines' down-ports take)"},
+					&cli.IntFlag{Name: "spines", Usage: "all spines (2 levels) or spines per pod (3 levels) (default: one per leaf up-link)"},
+					&cli.IntFlag{Name: "pods", Usage: "pods, 3 levels only (default: as many as the cores' ports take)"},
+					&cli.IntFlag{Name: "spine-uplinks", Usage: "cables from each spine up to the cores, 3 levels only (default: the spine ports the leaves leave free)"},
+					&cli.IntFlag{Name: "cores", Usage: "core switches in all, a multiple of --spines, 3 levels only (default: as few as take every spine up-link, with all their ports used)"},
 				}, outputFlags()...),
 				Action: func(c *cli.Context) error {
 					f, err := clos.Build(clos.Params{
@@ -190,8 +228,8 @@ Examples:
 				Description: `Example:
    slimroute topo kary --k 4 --n 3 --format dot -o tree.dot`,
 				Flags: append([]cli.Flag{
-					&cli.IntFlag{Name: "k", Value: 4},
-					&cli.IntFlag{Name: "n", Value: 3},
+					&cli.IntFlag{Name: "k", Value: 4, Usage: "arity: switches of 2k ports, k down and k up"},
+					&cli.IntFlag{Name: "n", Value: 3, Usage: "levels of switches; the tree has k^n hosts"},
 				}, outputFlags()...),
 				Action: func(c *cli.Context) error {
 					f, err := clos.KAryNTree(c.Int("k"), c.Int("n"))
@@ -241,7 +279,7 @@ func printStats(w io.Writer, st fabric.Stats) error {
 		fmt.Fprintf(tw, "diameter\t%d\n", st.Diameter)
 	}
 	fmt.Fprintf(tw, "average distance\t%.4f\n", st.AverageDistance)
-	if st.MooreBound > 0 {
+	if st.MooreBound > 0 && st.MinEndpoints > 0 { // a direct network: every switch has endpoints
 		fmt.Fprintf(tw, "Moore bound (degree %d, diameter %d)\t%d\n", st.MaxDegree, st.Diameter, st.MooreBound)
 		fmt.Fprintf(tw, "Moore-bound efficiency\t%.1f%%\n", 100*st.MooreEfficiency)
 	}

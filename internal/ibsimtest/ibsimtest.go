@@ -90,21 +90,7 @@ func StartFabric(t testing.TB, f *fabric.Fabric) *Sim {
 }
 
 // LimitsFor returns ibsim's -S/-N/-P options sized for f, with headroom.
-func LimitsFor(f *fabric.Fabric) []string {
-	var sw, nodes, ports int
-	for _, n := range f.Nodes() {
-		nodes++
-		ports += n.Ports + 1
-		if n.Kind == fabric.Switch {
-			sw++
-		}
-	}
-	return []string{
-		"-S", fmt.Sprint(max(256, sw+16)),
-		"-N", fmt.Sprint(max(2048, nodes+16)),
-		"-P", fmt.Sprint(max(13312, ports+64)),
-	}
-}
+func LimitsFor(f *fabric.Fabric) []string { return fabric.IBSimLimits(f) }
 
 // Start runs `ibsim -n -s [extra...] netfile` and waits until it is ready.
 // The simulator is stopped, by its PID, when the test ends.
