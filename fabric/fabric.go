@@ -133,7 +133,8 @@ type Fabric struct {
 // New validates nodes and links and returns the fabric they form. Links are
 // normalised (A before B) and sorted, so the same cabling listed in any
 // order yields the same Fabric. New reports every problem it finds, each
-// naming the node and port concerned.
+// naming the node and port concerned, in the same order for the same input:
+// nodes by NodeID, ports by number, then links in their sorted order.
 func New(nodes []Node, links []Link) (*Fabric, error) {
 	f := &Fabric{
 		nodes:  nodes,
@@ -171,7 +172,7 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 				f.byGUID[n.GUID] = id
 			}
 		}
-		for p := range n.Attrs {
+		for _, p := range sortedPorts(n.Attrs) {
 			if p < 0 || p > n.Ports || (p == 0 && n.Kind != Switch) {
 				fail("node %q: attributes for port %d, which it does not have (ports 1..%d)", n.Name, p, n.Ports)
 			}
@@ -210,7 +211,7 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 		}
 		norm = append(norm, l)
 	}
-	sort.Slice(norm, func(i, j int) bool { return portLess(norm[i].A, norm[j].A) })
+	sort.SliceStable(norm, func(i, j int) bool { return portLess(norm[i].A, norm[j].A) })
 	f.links = norm
 	for i, l := range norm {
 		ok := true

@@ -340,3 +340,46 @@ func TestLinkOrderDoesNotChangeOutput(t *testing.T) {
 		t.Error("same cabling listed in another order wrote different bytes")
 	}
 }
+
+// New's error list is part of its output: the same bad input must give the
+// same messages in the same order every time (a map walk would shuffle them).
+func TestNewReportsProblemsInTheSameOrderEveryTime(t *testing.T) {
+	attrs := map[int]PortAttr{}
+	for p := 5; p < 5+maxErrors/2; p++ {
+		attrs[p] = PortAttr{LID: uint16(p)}
+	}
+	nodes := []Node{
+		{Kind: Switch, Name: "a", GUID: 1, Ports: 4, Attrs: attrs},
+		{Kind: Switch, Name: "b", GUID: 2, Ports: 4},
+		{Kind: Switch, Name: "c", GUID: 3, Ports: 4},
+	}
+	links := []Link{
+		{A: PortRef{0, 1}, B: PortRef{1, 1}},
+		{A: PortRef{0, 1}, B: PortRef{2, 1}},
+		{A: PortRef{1, 9}, B: PortRef{2, 2}},
+	}
+	var first string
+	for run := 0; run < 50; run++ {
+		_, err := New(nodes, links)
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if run == 0 {
+			first = err.Error()
+			var ports []int
+			for _, line := range strings.Split(first, "\n") {
+				var p int
+				if _, e := fmt.Sscanf(line, "node \"a\": attributes for port %d", &p); e == nil {
+					ports = append(ports, p)
+				}
+			}
+			if len(ports) != len(attrs) || !sort.IntsAreSorted(ports) {
+				t.Fatalf("want one message per bad port, by port number; got ports %v in\n%s", ports, first)
+			}
+			continue
+		}
+		if err.Error() != first {
+			t.Fatalf("run %d gave other messages:\n%s\nfirst run:\n%s", run, err, first)
+		}
+	}
+}
