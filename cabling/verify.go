@@ -250,7 +250,8 @@ func linkOf(f *fabric.Fabric, p port) *fabric.Link {
 	if !ok {
 		return nil
 	}
-	return &f.Links()[i]
+	l := f.Link(i)
+	return &l
 }
 
 // match maps discovered nodes to planned ones.

@@ -204,7 +204,7 @@ func Verify(p Program) (*Report, error) {
 					switch {
 					case e == 0 && dst == fabric.PortRef{Node: sw}:
 						e = 0xFE
-					case e != 0 && e != 0xFF && int(e) <= f.Node(sw).Ports && peer[pOff[sw]+int(e)] == dst:
+					case e != 0 && e != 0xFF && int(e) <= f.Ports(sw) && peer[pOff[sw]+int(e)] == dst:
 						e = 0xFE
 					}
 					sig = append(sig, e)
@@ -240,7 +240,7 @@ func Verify(p Program) (*Report, error) {
 							if at == dst {
 								break // delivered to the HCA port
 							}
-							n := f.Node(at.Node)
+							n := fabric.Node{Name: f.Name(at.Node), Ports: f.Ports(at.Node)} // per hop: no copy of the Attrs map
 							if swIndex[at.Node] < 0 {
 								problem("LID 0x%04x from %s is delivered to %s, which does not own it", dlid, f.PortString(src.Port), f.PortString(at))
 								break

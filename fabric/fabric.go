@@ -11,6 +11,7 @@ package fabric
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ type Node struct {
 // PortGUID returns the GUID of port p. A switch's ports all carry the node
 // GUID; an HCA port's GUID is taken from Attrs or, when absent, is the node
 // GUID plus the port number (the rule ibsim and most vendors follow).
-func (n *Node) PortGUID(p int) GUID {
+func (n Node) PortGUID(p int) GUID {
 	if a, ok := n.Attrs[p]; ok && a.GUID != 0 {
 		return a.GUID
 	}
@@ -121,7 +122,9 @@ type Link struct {
 	Speed Speed
 }
 
-// Fabric is a validated, immutable fabric. Use New to build one.
+// Fabric is a validated, immutable fabric. Use New to build one. Its fields
+// are unexported and every accessor returns a copy, so no caller can change a
+// Fabric another part of the program holds.
 type Fabric struct {
 	nodes  []Node
 	links  []Link
@@ -136,6 +139,7 @@ type Fabric struct {
 // naming the node and port concerned, in the same order for the same input:
 // nodes by NodeID, ports by number, then links in their sorted order.
 func New(nodes []Node, links []Link) (*Fabric, error) {
+	nodes = cloneNodes(nodes)
 	f := &Fabric{
 		nodes:  nodes,
 		byPort: make([][]int32, len(nodes)),
@@ -293,15 +297,54 @@ func (f *Fabric) PortString(p PortRef) string {
 // NumNodes returns the number of nodes.
 func (f *Fabric) NumNodes() int { return len(f.nodes) }
 
-// Node returns node id. The result must not be modified.
-func (f *Fabric) Node(id NodeID) *Node { return &f.nodes[id] }
+// Node returns a copy of node id (its Attrs map copied too).
+func (f *Fabric) Node(id NodeID) Node { return cloneNode(f.nodes[id]) }
 
-// Nodes returns all nodes, indexed by NodeID. The slice must not be modified.
-func (f *Fabric) Nodes() []Node { return f.nodes }
+// Nodes returns a copy of all nodes, indexed by NodeID.
+func (f *Fabric) Nodes() []Node { return cloneNodes(f.nodes) }
 
-// Links returns all links, sorted by their A end. The slice must not be
-// modified.
-func (f *Fabric) Links() []Link { return f.links }
+// Kind, Name and Ports return one field of node id without copying the node:
+// the accessors for loops that run once per port or per table entry.
+func (f *Fabric) Kind(id NodeID) Kind { return f.nodes[id].Kind }
+
+// Name returns the name (node description) of node id.
+func (f *Fabric) Name(id NodeID) string { return f.nodes[id].Name }
+
+// Ports returns the number of physical ports of node id.
+func (f *Fabric) Ports(id NodeID) int { return f.nodes[id].Ports }
+
+// PortGUID returns the GUID of port p (see Node.PortGUID).
+func (f *Fabric) PortGUID(p PortRef) GUID { return f.nodes[p.Node].PortGUID(p.Port) }
+
+// PortAttr returns the attributes known for port p, if any.
+func (f *Fabric) PortAttr(p PortRef) (PortAttr, bool) {
+	a, ok := f.nodes[p.Node].Attrs[p.Port]
+	return a, ok
+}
+
+// Links returns a copy of all links, sorted by their A end.
+func (f *Fabric) Links() []Link { return append([]Link(nil), f.links...) }
+
+// NumLinks returns the number of links.
+func (f *Fabric) NumLinks() int { return len(f.links) }
+
+// Link returns link i of Links.
+func (f *Fabric) Link(i int) Link { return f.links[i] }
+
+func cloneNode(n Node) Node {
+	if n.Attrs != nil {
+		n.Attrs = maps.Clone(n.Attrs)
+	}
+	return n
+}
+
+func cloneNodes(nodes []Node) []Node {
+	out := make([]Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = cloneNode(n)
+	}
+	return out
+}
 
 // NodeByName finds a node by its name (node description).
 func (f *Fabric) NodeByName(name string) (NodeID, bool) {

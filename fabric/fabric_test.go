@@ -383,3 +383,45 @@ func TestNewReportsProblemsInTheSameOrderEveryTime(t *testing.T) {
 		}
 	}
 }
+
+// A Fabric is immutable: changing the slices given to New, or anything an
+// accessor returned, leaves the fabric as it was.
+func TestFabricIsNotChangedThroughInputsOrResults(t *testing.T) {
+	f := mustRead(t, "testdata/ibnd-small-fulllids.txt", readIBND)
+	var want bytes.Buffer
+	if err := WriteJSON(&want, f); err != nil {
+		t.Fatal(err)
+	}
+	nodes, links := f.Nodes(), f.Links()
+	g, err := New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scribble := func(nodes []Node, links []Link) {
+		for i := range nodes {
+			nodes[i].Name += "-changed"
+			nodes[i].Place.Rack++
+			for p := range nodes[i].Attrs {
+				nodes[i].Attrs[p] = PortAttr{LID: 0xbeef}
+			}
+		}
+		for i := range links {
+			links[i].Width = 0
+		}
+	}
+	scribble(nodes, links)
+	scribble(g.Nodes(), g.Links())
+	for i := range g.NumNodes() {
+		n := g.Node(NodeID(i))
+		scribble([]Node{n}, nil)
+	}
+	for _, h := range []*Fabric{f, g} {
+		var got bytes.Buffer
+		if err := WriteJSON(&got, h); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("fabric changed through a slice or map it handed out or was given:\n%s\nwant\n%s", got.String(), want.String())
+		}
+	}
+}
