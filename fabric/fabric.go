@@ -3,8 +3,7 @@
 //
 // A Fabric is an immutable value built by New, which validates it. The
 // algorithms that route over it use the views in switches.go (a compact
-// switch multigraph with the endpoint ports of each switch) or the gonum
-// graph views in graph.go. Readers and writers for the formats the
+// switch multigraph with the endpoint ports of each switch). Readers and writers for the formats the
 // InfiniBand tools use live next to the model, one format per file.
 package fabric
 

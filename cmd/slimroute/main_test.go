@@ -125,7 +125,7 @@ func TestDemoWritesEveryFormat(t *testing.T) {
 	if !strings.Contains(out, "switches                            50") || !strings.Contains(out, "HCAs                                200") {
 		t.Errorf("demo output lacks the q=5 counts:\n%s", out)
 	}
-	for _, f := range fabric.ReadFormats {
+	for _, f := range fabric.ReadFormats() {
 		path := filepath.Join(dir, "sf5"+f.Extension())
 		fh, err := os.Open(path)
 		if err != nil {

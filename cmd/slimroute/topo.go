@@ -19,8 +19,8 @@ import (
 )
 
 func formatList() string {
-	s := make([]string, len(fabric.WriteFormats))
-	for i, f := range fabric.WriteFormats {
+	s := make([]string, len(fabric.WriteFormats()))
+	for i, f := range fabric.WriteFormats() {
 		s[i] = string(f)
 	}
 	return strings.Join(s, "|")
@@ -95,7 +95,7 @@ func buildFromSpecFile(path string) (*fabric.Fabric, error) {
 func emit(c *cli.Context, f *fabric.Fabric) error {
 	format := fabric.Format(c.String("format"))
 	known := false
-	for _, w := range fabric.WriteFormats {
+	for _, w := range fabric.WriteFormats() {
 		known = known || w == format
 	}
 	if !known {
