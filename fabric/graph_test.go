@@ -1,6 +1,9 @@
 package fabric
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/graph"
@@ -119,4 +122,58 @@ func switchGraph(f *Fabric) *simple.UndirectedGraph {
 		}
 	}
 	return g
+}
+
+// TestComponentsAgreeWithGonum checks Components on random switch graphs
+// (parallel cables, isolated switches, several components) against gonum's
+// connected components: the same groups, each sorted, ordered by smallest
+// member.
+func TestComponentsAgreeWithGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	for c := 0; c < 2000; c++ {
+		n := 1 + rng.IntN(12)
+		nodes := make([]Node, n)
+		next := make([]int, n) // next free port per switch
+		for i := range nodes {
+			nodes[i] = Node{Kind: Switch, Name: fmt.Sprintf("s%d", i), GUID: GUID(i + 1), Ports: 16}
+			next[i] = 1
+		}
+		var links []Link
+		for k := rng.IntN(2 * n); k > 0; k-- {
+			a, b := rng.IntN(n), rng.IntN(n)
+			if a == b || next[a] > 16 || next[b] > 16 {
+				continue
+			}
+			links = append(links, Link{A: PortRef{NodeID(a), next[a]}, B: PortRef{NodeID(b), next[b]}})
+			next[a]++
+			next[b]++
+		}
+		f, err := New(nodes, links)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := f.SwitchView()
+		var want []string
+		for _, cc := range topo.ConnectedComponents(switchGraph(f)) {
+			ids := make([]int, len(cc))
+			for i, nd := range cc {
+				ids[i] = v.Index[nd.ID()]
+			}
+			sort.Ints(ids)
+			want = append(want, fmt.Sprint(ids))
+		}
+		sort.Strings(want)
+		got := v.Components()
+		var gotS []string
+		for i, cc := range got {
+			if !sort.IntsAreSorted(cc) || i > 0 && got[i-1][0] >= cc[0] {
+				t.Fatalf("case %d: components %v are not sorted lists ordered by smallest member", c, got)
+			}
+			gotS = append(gotS, fmt.Sprint(cc))
+		}
+		sort.Strings(gotS)
+		if fmt.Sprint(gotS) != fmt.Sprint(want) {
+			t.Fatalf("case %d (%d switches, links %v): components %v, gonum %v", c, n, links, gotS, want)
+		}
+	}
 }
