@@ -23,13 +23,11 @@ import (
 
 // routed is a fabric routed in-process the way `slimroute route` does.
 type routed struct {
-	f    *fabric.Fabric
-	r    *layers.Routing
-	tab  *lft.Tables
-	dir  string // the files slimroute route wrote
-	net  string
-	lmc  int
-	sims *ibsimtest.Sim
+	f   *fabric.Fabric
+	r   *layers.Routing
+	tab *lft.Tables
+	dir string // the files slimroute route wrote
+	net string
 }
 
 // fabricCase names a fabric the OpenSM tests run on: the CLI arguments
@@ -75,7 +73,7 @@ func routeCase(t *testing.T, fc fabricCase, scheme string) *routed {
 	if d := mine.Diff(res.Tables, 5); len(d) > 0 {
 		t.Fatalf("slimroute route wrote other tables than the pipeline computes: %v", d)
 	}
-	return &routed{f: f, r: res.Routing, tab: res.Tables, dir: out, net: net, lmc: 2}
+	return &routed{f: f, r: res.Routing, tab: res.Tables, dir: out, net: net}
 }
 
 var tracertHop = regexp.MustCompile(`-> switch port \{0x[0-9a-f]+\}\[\d+\].*"([^"]+)"\s*$`)

@@ -140,7 +140,7 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	rt2 := &routed{f: broken, r: after.Routing, tab: after.Tables, lmc: 2}
+	rt2 := &routed{f: broken, r: after.Routing, tab: after.Tables}
 	checkIBRoute(t, sim, rt2)
 	held2 := readSL2VL(t, sim, rt2)
 	if d := rt2.tab.Program(); true {

@@ -54,7 +54,6 @@ type almost struct {
 	sub      []int64
 	pq       fallbackHeap
 	buf      []int
-	buf2     []int
 }
 
 type candidate struct {
