@@ -16,12 +16,7 @@ import (
 // share of pixels that are not (near) white.
 func screenshot(t *testing.T, file string) (ink float64, w, h int) {
 	t.Helper()
-	if _, err := exec.LookPath("chromium"); err != nil {
-		if os.Getenv(ibsimtest.RequireEnv) == "1" {
-			t.Fatal("chromium is missing; install it (./scripts/test does)")
-		}
-		t.Skip("chromium is missing")
-	}
+	ibsimtest.RequireTools(t, "chromium")
 	dir := t.TempDir()
 	shot := filepath.Join(dir, "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

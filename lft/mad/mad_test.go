@@ -92,12 +92,7 @@ func TestLFTsSurviveThePcap(t *testing.T) {
 // packet decodes as a directed-route SubnSet(LinearForwardingTable) with no
 // malformed packet, and the 64 ports it shows for a block are ours.
 func TestTsharkDecodesOurSMPs(t *testing.T) {
-	if _, err := exec.LookPath("tshark"); err != nil {
-		if os.Getenv(ibsimtest.RequireEnv) == "1" {
-			t.Fatal("tshark is missing; install it (./scripts/test does)")
-		}
-		t.Skip("tshark is missing")
-	}
+	ibsimtest.RequireTools(t, "tshark")
 	tab := tables(t)
 	path := filepath.Join(t.TempDir(), "lfts.pcap")
 	fh, _ := os.Create(path)
