@@ -218,8 +218,18 @@ func TestWritersRoundTrip(t *testing.T) {
 	}
 }
 
+// TestJSONKeepsLIDsAndPlacement round-trips a discovered fabric (LIDs, LMC
+// and port GUIDs in Attrs) to which every node gets its own rack position.
 func TestJSONKeepsLIDsAndPlacement(t *testing.T) {
-	f := mustRead(t, "testdata/ibnd-small-fulllids.txt", readIBND)
+	d := mustRead(t, "testdata/ibnd-small-fulllids.txt", readIBND)
+	nodes := d.Nodes()
+	for i := range nodes {
+		nodes[i].Place = Placement{Rack: 1 + i/2, U: 1 + 3*(i%2)}
+	}
+	f, err := New(nodes, d.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, f); err != nil {
 		t.Fatal(err)
@@ -228,11 +238,16 @@ func TestJSONKeepsLIDsAndPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range f.Nodes() {
+	lids := 0
+	for i := range f.NumNodes() {
 		a, b := f.Node(NodeID(i)), g.Node(NodeID(i))
+		lids += len(a.Attrs)
 		if fmt.Sprint(a.Attrs) != fmt.Sprint(b.Attrs) || a.Place != b.Place {
-			t.Errorf("node %s: attrs %v -> %v", a.Name, a.Attrs, b.Attrs)
+			t.Errorf("node %s: attrs %v at %+v -> %v at %+v", a.Name, a.Attrs, a.Place, b.Attrs, b.Place)
 		}
+	}
+	if lids == 0 {
+		t.Fatal("the test fabric has no port attributes to keep")
 	}
 }
 
@@ -334,8 +349,16 @@ func TestLinkOrderDoesNotChangeOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b bytes.Buffer
-	WriteIBSimNet(&a, f)
-	WriteIBSimNet(&b, g)
+	if err := WriteIBSimNet(&a, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIBSimNet(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	// a net file lists each cable at both of its ends
+	if n := strings.Count(a.String(), "\n["); n != 2*len(links) || len(links) == 0 {
+		t.Fatalf("the first write lists %d cable ends, want 2 per cable (%d cables)", n, len(links))
+	}
 	if a.String() != b.String() {
 		t.Error("same cabling listed in another order wrote different bytes")
 	}

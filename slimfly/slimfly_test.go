@@ -200,12 +200,22 @@ func TestPaperDeploymentQ5(t *testing.T) {
 }
 
 func TestBuildIsDeterministic(t *testing.T) {
-	a, _ := Build(Params{Q: 7})
-	b, _ := Build(Params{Q: 7})
-	var x, y strings.Builder
-	fabric.WriteIBSimNet(&x, a)
-	fabric.WriteIBSimNet(&y, b)
-	if x.String() != y.String() {
+	const q = 7
+	var nets [2]strings.Builder
+	for i := range nets {
+		f, err := Build(Params{Q: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fabric.WriteIBSimNet(&nets[i], f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a Slim Fly has 2q² switches: the text compared must hold them all
+	if n := strings.Count(nets[0].String(), "\nSwitch"); n != 2*q*q {
+		t.Fatalf("the net file has %d switch records, want 2q² = %d", n, 2*q*q)
+	}
+	if nets[0].String() != nets[1].String() {
 		t.Fatal("two builds of q=7 differ")
 	}
 }
