@@ -47,12 +47,16 @@ func loopFree(report string) bool { return strings.Contains(report, "-I- no cred
 // with our SLs and SL2VL tables, a credit loop with every SL on VL 0.
 func TestIBDMChkJudgesFourLayers(t *testing.T) {
 	ibsimtest.Require(t, "ibdmchk")
+	// the view stands each of q=5's 2q²·4 = 200 HCA ports in for 4 CAs
+	// (one per layer); ibdmchk checks every ordered pair of distinct CAs
+	const q, layers = 5, 4
+	cas := 2 * q * q * 4 * layers
 	dir := filepath.Join(t.TempDir(), "route")
-	run(t, "route", "--slimfly", "5", "--layers", "4", "--deadlock", "hops", "--ibdmchk", "-o", dir)
+	run(t, "route", "--slimfly", fmt.Sprint(q), "--layers", fmt.Sprint(layers), "--deadlock", "hops", "--ibdmchk", "-o", dir)
 	v := filepath.Join(dir, "ibdmchk")
 	base := []string{"-s", "subnet.lst", "-f", "fdbs", "-m", "mcfdbs"}
 	ours := ibdmchk(t, v, append(base, "-c", "psl", "-d", "sl2vl")...)
-	if !loopFree(ours) || !strings.Contains(ours, "Scanned:639200 CA to CA paths") {
+	if !loopFree(ours) || !strings.Contains(ours, fmt.Sprintf("Scanned:%d CA to CA paths", cas*(cas-1))) {
 		t.Fatalf("ibdmchk on our 4 layers:\n%s", tailOf(ours))
 	}
 	if zero := ibdmchk(t, v, base...); loopFree(zero) || !strings.Contains(zero, "Found credit loop") {

@@ -4,6 +4,7 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,13 @@ import (
 var slimroute string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// every test here runs the built command, most against ibsim and
+		// OpenSM: minutes, so -short leaves them all out (without building)
+		fmt.Println("e2e: end-to-end tests skipped under -short")
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "slimroute-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -24,14 +24,12 @@ import (
 
 // routed is a fabric routed in-process the way `slimroute route` does.
 type routed struct {
-	f    *fabric.Fabric
-	r    *layers.Routing
-	a    *deadlock.Assignment
-	tab  *lft.Tables
-	dir  string // the files slimroute route wrote
-	net  string
-	lmc  int
-	sims *ibsimtest.Sim
+	f   *fabric.Fabric
+	r   *layers.Routing
+	a   *deadlock.Assignment
+	tab *lft.Tables
+	dir string // the files slimroute route wrote
+	net string
 }
 
 // fabricCase names a fabric the OpenSM tests run on: the CLI arguments
@@ -77,7 +75,7 @@ func routeCase(t *testing.T, fc fabricCase, scheme string) *routed {
 	if d := lft.DiffLFTs(res.Tables, mine, 5); len(d) > 0 {
 		t.Fatalf("slimroute route wrote other tables than the pipeline computes: %v", d)
 	}
-	return &routed{f: f, r: res.Routing, a: res.Assignment, tab: res.Tables, dir: out, net: net, lmc: 2}
+	return &routed{f: f, r: res.Routing, a: res.Assignment, tab: res.Tables, dir: out, net: net}
 }
 
 var tracertHop = regexp.MustCompile(`-> switch port \{0x[0-9a-f]+\}\[\d+\].*"([^"]+)"\s*$`)

@@ -64,7 +64,7 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 		}
 		sim.Console(t, fmt.Sprintf("Unlink %q[%d]", rt.f.Node(l.A.Node).Name, l.A.Port))
 		waitForSweep(t, sm, step+1)
-		rt2 := &routed{f: broken, r: want.Routing, a: want.Assignment, tab: want.Tables, lmc: 2}
+		rt2 := &routed{f: broken, r: want.Routing, a: want.Assignment, tab: want.Tables}
 		checkIBRoute(t, sim, rt2)
 		held := readSL2VL(t, sim, rt2)
 		rep := verifyDump(t, rt2, sm.Dir, held)

@@ -125,18 +125,37 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 		t.Fatal(err)
 	}
 	sim.Console(t, `Unlink "sw-0-0-0"[5]`)
-	deadline := time.Now().Add(2 * time.Minute)
-	for strings.Count(sm.Log(), "slimroute tables configured on all switches") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no re-sweep with the plugin after the cable failed:\n%s", sm.Log())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	rt2 := &routed{f: broken, r: after.Routing, a: after.Assignment, tab: after.Tables, lmc: 2}
+	waitForResweep(t, sm, 2*time.Minute)
+	rt2 := &routed{f: broken, r: after.Routing, a: after.Assignment, tab: after.Tables}
 	checkIBRoute(t, sim, rt2)
 	held2 := readSL2VL(t, sim, rt2)
 	rep2 := verifyDump(t, rt2, sm.Dir, held2)
 	t.Logf("after the cable failed: the plugin's new tables (scheme %s, %d VLs) as predicted on every switch, complete and acyclic (%d paths)", after.Assignment.Scheme, after.Assignment.VLs, rep2.Walks)
+}
+
+// waitForResweep waits until the sweep in which the plugin configures its
+// second set of tables is over. The plugin's log line comes when it hands
+// the tables to OpenSM, before OpenSM has sent them to the switches; the
+// sweep ends with SUBNET UP (logged at INFO level on every sweep after the
+// first, right after OpenSM writes its dump files), so that is the line to
+// wait for, after the plugin's second one.
+func waitForResweep(t *testing.T, sm *ibsimtest.SM, timeout time.Duration) {
+	t.Helper()
+	const configured = "slimroute tables configured on all switches"
+	deadline := time.Now().Add(timeout)
+	for {
+		log := sm.Log()
+		if first := strings.Index(log, configured); first >= 0 {
+			rest := log[first+len(configured):]
+			if second := strings.Index(rest, configured); second >= 0 && strings.Contains(rest[second:], "SUBNET UP") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no completed re-sweep with the plugin %v after the cable failed:\n%s", timeout, log)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // readSL2VL reads every switch's SL2VL tables back with smpquery, requires

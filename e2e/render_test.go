@@ -22,12 +22,7 @@ import (
 // group (and only it) is killed if it overruns.
 func chromium(t *testing.T, file string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("chromium"); err != nil {
-		if os.Getenv(ibsimtest.RequireEnv) == "1" {
-			t.Fatal("chromium is missing; install it (./scripts/test does)")
-		}
-		t.Skip("chromium is missing")
-	}
+	ibsimtest.RequireTools(t, "chromium")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

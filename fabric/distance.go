@@ -26,14 +26,19 @@ func (v *SwitchView) Distances(src int, dist, queue []int) {
 
 // Components returns the connected components of the switch graph, each a
 // sorted list of switch indices, ordered by their smallest member.
-func (v *SwitchView) Components() [][]int {
-	n := v.NumSwitches()
-	comp := make([]int, n)
+func (v *SwitchView) Components() [][]int { return Components(v.Adj) }
+
+// Components returns the connected components of a switch graph given as
+// channels per switch (adj[s] leads from switch s to each c.Peer), each a
+// sorted list of switch indices, ordered by their smallest member. Routing
+// passes its own adjacency, without the cables it avoids.
+func Components(adj [][]Channel) [][]int {
+	comp := make([]int, len(adj))
 	for i := range comp {
 		comp[i] = -1
 	}
 	var out [][]int
-	for s := 0; s < n; s++ {
+	for s := range adj {
 		if comp[s] >= 0 {
 			continue
 		}
@@ -41,7 +46,7 @@ func (v *SwitchView) Components() [][]int {
 		members := []int{s}
 		comp[s] = c
 		for head := 0; head < len(members); head++ {
-			for _, ch := range v.Adj[members[head]] {
+			for _, ch := range adj[members[head]] {
 				if comp[ch.Peer] < 0 {
 					comp[ch.Peer] = c
 					members = append(members, ch.Peer)

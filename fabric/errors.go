@@ -3,25 +3,13 @@ package fabric
 import (
 	"errors"
 	"fmt"
+
+	"slimroute/internal/parseerr"
 )
 
-// ParseError reports malformed input at a position in a file.
-type ParseError struct {
-	File string // name given to the reader; "" when unknown
-	Line int    // 1-based; 0 when the problem concerns the whole file
-	Msg  string // what is wrong and what was expected
-}
-
-func (e *ParseError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", file, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", file, e.Line, e.Msg)
-}
+// ParseError reports malformed input at a position in a file (File, Line,
+// Msg). It is parseerr.Error, shared with the readers outside this package.
+type ParseError = parseerr.Error
 
 // errorList gathers ParseErrors so a reader can report every problem in a
 // file, not only the first, up to a limit.

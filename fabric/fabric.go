@@ -3,14 +3,14 @@
 //
 // A Fabric is an immutable value built by New, which validates it. The
 // algorithms that route over it use the views in switches.go (a compact
-// switch multigraph with the endpoint ports of each switch) or the gonum
-// graph views in graph.go. Readers and writers for the formats the
+// switch multigraph with the endpoint ports of each switch). Readers and writers for the formats the
 // InfiniBand tools use live next to the model, one format per file.
 package fabric
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +100,7 @@ type Node struct {
 // PortGUID returns the GUID of port p. A switch's ports all carry the node
 // GUID; an HCA port's GUID is taken from Attrs or, when absent, is the node
 // GUID plus the port number (the rule ibsim and most vendors follow).
-func (n *Node) PortGUID(p int) GUID {
+func (n Node) PortGUID(p int) GUID {
 	if a, ok := n.Attrs[p]; ok && a.GUID != 0 {
 		return a.GUID
 	}
@@ -121,7 +121,9 @@ type Link struct {
 	Speed Speed
 }
 
-// Fabric is a validated, immutable fabric. Use New to build one.
+// Fabric is a validated, immutable fabric. Use New to build one. Its fields
+// are unexported and every accessor returns a copy, so no caller can change a
+// Fabric another part of the program holds.
 type Fabric struct {
 	nodes  []Node
 	links  []Link
@@ -133,8 +135,10 @@ type Fabric struct {
 // New validates nodes and links and returns the fabric they form. Links are
 // normalised (A before B) and sorted, so the same cabling listed in any
 // order yields the same Fabric. New reports every problem it finds, each
-// naming the node and port concerned.
+// naming the node and port concerned, in the same order for the same input:
+// nodes by NodeID, ports by number, then links in their sorted order.
 func New(nodes []Node, links []Link) (*Fabric, error) {
+	nodes = cloneNodes(nodes)
 	f := &Fabric{
 		nodes:  nodes,
 		byPort: make([][]int32, len(nodes)),
@@ -171,7 +175,7 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 				f.byGUID[n.GUID] = id
 			}
 		}
-		for p := range n.Attrs {
+		for _, p := range sortedPorts(n.Attrs) {
 			if p < 0 || p > n.Ports || (p == 0 && n.Kind != Switch) {
 				fail("node %q: attributes for port %d, which it does not have (ports 1..%d)", n.Name, p, n.Ports)
 			}
@@ -210,7 +214,7 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 		}
 		norm = append(norm, l)
 	}
-	sort.Slice(norm, func(i, j int) bool { return portLess(norm[i].A, norm[j].A) })
+	sort.SliceStable(norm, func(i, j int) bool { return portLess(norm[i].A, norm[j].A) })
 	f.links = norm
 	for i, l := range norm {
 		ok := true
@@ -292,15 +296,54 @@ func (f *Fabric) PortString(p PortRef) string {
 // NumNodes returns the number of nodes.
 func (f *Fabric) NumNodes() int { return len(f.nodes) }
 
-// Node returns node id. The result must not be modified.
-func (f *Fabric) Node(id NodeID) *Node { return &f.nodes[id] }
+// Node returns a copy of node id (its Attrs map copied too).
+func (f *Fabric) Node(id NodeID) Node { return cloneNode(f.nodes[id]) }
 
-// Nodes returns all nodes, indexed by NodeID. The slice must not be modified.
-func (f *Fabric) Nodes() []Node { return f.nodes }
+// Nodes returns a copy of all nodes, indexed by NodeID.
+func (f *Fabric) Nodes() []Node { return cloneNodes(f.nodes) }
 
-// Links returns all links, sorted by their A end. The slice must not be
-// modified.
-func (f *Fabric) Links() []Link { return f.links }
+// Kind, Name and Ports return one field of node id without copying the node:
+// the accessors for loops that run once per port or per table entry.
+func (f *Fabric) Kind(id NodeID) Kind { return f.nodes[id].Kind }
+
+// Name returns the name (node description) of node id.
+func (f *Fabric) Name(id NodeID) string { return f.nodes[id].Name }
+
+// Ports returns the number of physical ports of node id.
+func (f *Fabric) Ports(id NodeID) int { return f.nodes[id].Ports }
+
+// PortGUID returns the GUID of port p (see Node.PortGUID).
+func (f *Fabric) PortGUID(p PortRef) GUID { return f.nodes[p.Node].PortGUID(p.Port) }
+
+// PortAttr returns the attributes known for port p, if any.
+func (f *Fabric) PortAttr(p PortRef) (PortAttr, bool) {
+	a, ok := f.nodes[p.Node].Attrs[p.Port]
+	return a, ok
+}
+
+// Links returns a copy of all links, sorted by their A end.
+func (f *Fabric) Links() []Link { return append([]Link(nil), f.links...) }
+
+// NumLinks returns the number of links.
+func (f *Fabric) NumLinks() int { return len(f.links) }
+
+// Link returns link i of Links.
+func (f *Fabric) Link(i int) Link { return f.links[i] }
+
+func cloneNode(n Node) Node {
+	if n.Attrs != nil {
+		n.Attrs = maps.Clone(n.Attrs)
+	}
+	return n
+}
+
+func cloneNodes(nodes []Node) []Node {
+	out := make([]Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = cloneNode(n)
+	}
+	return out
+}
 
 // NodeByName finds a node by its name (node description).
 func (f *Fabric) NodeByName(name string) (NodeID, bool) {

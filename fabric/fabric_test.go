@@ -218,8 +218,18 @@ func TestWritersRoundTrip(t *testing.T) {
 	}
 }
 
+// TestJSONKeepsLIDsAndPlacement round-trips a discovered fabric (LIDs, LMC
+// and port GUIDs in Attrs) to which every node gets its own rack position.
 func TestJSONKeepsLIDsAndPlacement(t *testing.T) {
-	f := mustRead(t, "testdata/ibnd-small-fulllids.txt", readIBND)
+	d := mustRead(t, "testdata/ibnd-small-fulllids.txt", readIBND)
+	nodes := d.Nodes()
+	for i := range nodes {
+		nodes[i].Place = Placement{Rack: 1 + i/2, U: 1 + 3*(i%2)}
+	}
+	f, err := New(nodes, d.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, f); err != nil {
 		t.Fatal(err)
@@ -228,11 +238,16 @@ func TestJSONKeepsLIDsAndPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range f.Nodes() {
+	lids := 0
+	for i := range f.NumNodes() {
 		a, b := f.Node(NodeID(i)), g.Node(NodeID(i))
+		lids += len(a.Attrs)
 		if fmt.Sprint(a.Attrs) != fmt.Sprint(b.Attrs) || a.Place != b.Place {
-			t.Errorf("node %s: attrs %v -> %v", a.Name, a.Attrs, b.Attrs)
+			t.Errorf("node %s: attrs %v at %+v -> %v at %+v", a.Name, a.Attrs, a.Place, b.Attrs, b.Place)
 		}
+	}
+	if lids == 0 {
+		t.Fatal("the test fabric has no port attributes to keep")
 	}
 }
 
@@ -334,9 +349,102 @@ func TestLinkOrderDoesNotChangeOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b bytes.Buffer
-	WriteIBSimNet(&a, f)
-	WriteIBSimNet(&b, g)
+	if err := WriteIBSimNet(&a, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIBSimNet(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	// a net file lists each cable at both of its ends
+	if n := strings.Count(a.String(), "\n["); n != 2*len(links) || len(links) == 0 {
+		t.Fatalf("the first write lists %d cable ends, want 2 per cable (%d cables)", n, len(links))
+	}
 	if a.String() != b.String() {
 		t.Error("same cabling listed in another order wrote different bytes")
+	}
+}
+
+// New's error list is part of its output: the same bad input must give the
+// same messages in the same order every time (a map walk would shuffle them).
+func TestNewReportsProblemsInTheSameOrderEveryTime(t *testing.T) {
+	attrs := map[int]PortAttr{}
+	for p := 5; p < 5+maxErrors/2; p++ {
+		attrs[p] = PortAttr{LID: uint16(p)}
+	}
+	nodes := []Node{
+		{Kind: Switch, Name: "a", GUID: 1, Ports: 4, Attrs: attrs},
+		{Kind: Switch, Name: "b", GUID: 2, Ports: 4},
+		{Kind: Switch, Name: "c", GUID: 3, Ports: 4},
+	}
+	links := []Link{
+		{A: PortRef{0, 1}, B: PortRef{1, 1}},
+		{A: PortRef{0, 1}, B: PortRef{2, 1}},
+		{A: PortRef{1, 9}, B: PortRef{2, 2}},
+	}
+	var first string
+	for run := 0; run < 50; run++ {
+		_, err := New(nodes, links)
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if run == 0 {
+			first = err.Error()
+			var ports []int
+			for _, line := range strings.Split(first, "\n") {
+				var p int
+				if _, e := fmt.Sscanf(line, "node \"a\": attributes for port %d", &p); e == nil {
+					ports = append(ports, p)
+				}
+			}
+			if len(ports) != len(attrs) || !sort.IntsAreSorted(ports) {
+				t.Fatalf("want one message per bad port, by port number; got ports %v in\n%s", ports, first)
+			}
+			continue
+		}
+		if err.Error() != first {
+			t.Fatalf("run %d gave other messages:\n%s\nfirst run:\n%s", run, err, first)
+		}
+	}
+}
+
+// A Fabric is immutable: changing the slices given to New, or anything an
+// accessor returned, leaves the fabric as it was.
+func TestFabricIsNotChangedThroughInputsOrResults(t *testing.T) {
+	f := mustRead(t, "testdata/ibnd-small-fulllids.txt", readIBND)
+	var want bytes.Buffer
+	if err := WriteJSON(&want, f); err != nil {
+		t.Fatal(err)
+	}
+	nodes, links := f.Nodes(), f.Links()
+	g, err := New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scribble := func(nodes []Node, links []Link) {
+		for i := range nodes {
+			nodes[i].Name += "-changed"
+			nodes[i].Place.Rack++
+			for p := range nodes[i].Attrs {
+				nodes[i].Attrs[p] = PortAttr{LID: 0xbeef}
+			}
+		}
+		for i := range links {
+			links[i].Width = 0
+		}
+	}
+	scribble(nodes, links)
+	scribble(g.Nodes(), g.Links())
+	for i := range g.NumNodes() {
+		n := g.Node(NodeID(i))
+		scribble([]Node{n}, nil)
+	}
+	for _, h := range []*Fabric{f, g} {
+		var got bytes.Buffer
+		if err := WriteJSON(&got, h); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("fabric changed through a slice or map it handed out or was given:\n%s\nwant\n%s", got.String(), want.String())
+		}
 	}
 }

@@ -20,10 +20,13 @@ const (
 )
 
 // WriteFormats lists the formats Write accepts, in the order help texts show.
-var WriteFormats = []Format{FormatIBSim, FormatIBNetDiscover, FormatJSON, FormatDOT, FormatNodeNameMap}
+// Each call returns a new slice.
+func WriteFormats() []Format {
+	return []Format{FormatIBSim, FormatIBNetDiscover, FormatJSON, FormatDOT, FormatNodeNameMap}
+}
 
-// ReadFormats lists the formats Read accepts.
-var ReadFormats = []Format{FormatIBSim, FormatIBNetDiscover, FormatJSON}
+// ReadFormats lists the formats Read accepts. Each call returns a new slice.
+func ReadFormats() []Format { return []Format{FormatIBSim, FormatIBNetDiscover, FormatJSON} }
 
 // Extension is the file name extension slimroute uses for a format.
 func (f Format) Extension() string {
@@ -64,7 +67,7 @@ func Write(w io.Writer, f *Fabric, format Format) error {
 	case FormatNodeNameMap:
 		return WriteNodeNameMap(w, f)
 	}
-	return fmt.Errorf("unknown format %q: want one of %s", format, formatList(WriteFormats))
+	return fmt.Errorf("unknown format %q: want one of %s", format, formatList(WriteFormats()))
 }
 
 // Read reads a fabric in the named format.
@@ -77,7 +80,7 @@ func Read(r io.Reader, file string, format Format) (*Fabric, error) {
 	case FormatJSON:
 		return ReadJSON(r, file)
 	}
-	return nil, fmt.Errorf("cannot read format %q: want one of %s", format, formatList(ReadFormats))
+	return nil, fmt.Errorf("cannot read format %q: want one of %s", format, formatList(ReadFormats()))
 }
 
 // DetectFormat guesses a fabric file's format from its name: .net is an

@@ -104,141 +104,188 @@ func ReadIBSimNet(r io.Reader, file string) (*Fabric, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs := &errorList{file: file}
-	var (
-		nodes      []Node
-		halves     []halfLink
-		ids        = map[string]NodeID{}
-		nextGUID   = map[Kind]GUID{Switch: ibsimSwitchGUIDBase, HCA: ibsimHCAGUIDBase}
-		baseGUID   = map[Kind]GUID{Switch: ibsimSwitchGUIDBase, HCA: ibsimHCAGUIDBase}
-		defWidth   Width
-		defSpeed   Speed
-		cur        = NodeID(-1) // node whose port lines are being read
-		curID      string
-		guidOwners = map[GUID]int{}
-	)
-	for i := 0; i < len(lines); i++ {
-		ln := i + 1
-		line := lines[i]
-		t := strings.TrimSpace(line)
-		if cur >= 0 && (strings.HasPrefix(line, "[") || strings.HasPrefix(line, "#")) {
-			if strings.HasPrefix(line, "#") {
-				continue
-			}
-			h, ok := parseIBSimPort(line, ln, curID, &nodes[cur], errs)
-			if ok {
-				if h.width == 0 {
-					h.width = defWidth
-				}
-				if h.speed == 0 {
-					h.speed = defSpeed
-				}
-				halves = append(halves, h)
-			}
-			continue
-		}
-		cur = -1
-		switch {
-		case t == "" || strings.HasPrefix(t, "#"):
-		case strings.HasPrefix(line, "Switch"), strings.HasPrefix(line, "Hca"), strings.HasPrefix(line, "Ca"):
-			kind, skip := HCA, 3
-			if strings.HasPrefix(line, "Switch") {
-				kind, skip = Switch, 6
-			} else if strings.HasPrefix(line, "Ca") {
-				skip = 2
-			}
-			ports, okp := leadingInt(line[skip:])
-			id, rest, okq := quoted(line)
-			if !okp || !okq || ports < 1 || ports > MaxPorts {
-				errs.add(ln, "bad node header %q: want %s <ports 1..%d> \"<node id>\"", t, line[:skip], MaxPorts)
-				continue
-			}
-			if _, dup := ids[id]; dup {
-				errs.add(ln, "node id %q is defined twice; node ids must be unique", id)
-				continue
-			}
-			name := id
-			if h := strings.IndexByte(rest, '#'); h >= 0 {
-				if d := ibsimDesc(rest[h+1:]); d != "" {
-					name = d
-				}
-			}
-			g := nextGUID[kind]
-			if prev, dup := guidOwners[g]; dup {
-				errs.add(ln, "node %q gets GUID %s, already given to %q at line %d; pin distinct GUIDs with switchguid=/caguid= lines", id, g, nodes[prev].Name, findLine(lines, nodes[prev].Name))
-			}
-			guidOwners[g] = len(nodes)
-			if kind == Switch {
-				nextGUID[kind] = g + 1
-			} else {
-				nextGUID[kind] = g + GUID(ports) + 1
-			}
-			cur = NodeID(len(nodes))
-			curID = id
-			ids[id] = cur
-			nodes = append(nodes, Node{Kind: kind, Name: name, GUID: g, Ports: ports})
-		case strings.HasPrefix(line, "Rt"):
-			errs.add(ln, "router nodes are not supported; slimroute models switches and HCAs")
-		case strings.HasPrefix(line, "switchguid"), strings.HasPrefix(line, "hcaguids"), strings.HasPrefix(line, "caguid"):
-			kind := HCA
-			if strings.HasPrefix(line, "switchguid") {
-				kind = Switch
-			}
-			k := strings.IndexAny(line, "=+")
-			var v uint64
-			err := errors.New("missing value")
-			if k >= 0 {
-				if f := strings.Fields(line[k+1:]); len(f) > 0 {
-					v, err = parseUint(f[0], 64)
-				}
-			}
-			if err == nil && v == 0 && line[k] == '=' {
-				err = errors.New("GUID 0 is reserved")
-			}
-			if err != nil {
-				errs.add(ln, "bad GUID assignment %q: want switchguid=0x<hex>, caguid=0x<hex> or caguid+<offset>", truncate(t, 60))
-				continue
-			}
-			if line[k] == '+' {
-				nextGUID[kind] = baseGUID[kind] + GUID(v)
-			} else {
-				baseGUID[kind], nextGUID[kind] = GUID(v), GUID(v)
-			}
-		case strings.HasPrefix(line, "width"), strings.HasPrefix(line, "speed"):
-			k := strings.IndexByte(line, '=')
-			var v uint64
-			var err error
-			if k >= 0 {
-				v, err = parseUint(line[k+1:], 8)
-			}
-			if k < 0 || err != nil {
-				errs.add(ln, "bad default %q: want width=<mask> or speed=<mask>", t)
-				continue
-			}
-			if strings.HasPrefix(line, "width") {
-				defWidth = widthFromIBSimMask(int(v))
-			} else {
-				defSpeed = speedFromIBSimMask(int(v))
-			}
-		case strings.HasPrefix(line, "devid"), strings.HasPrefix(line, "pdebug"):
-			// Device ids and parser debugging do not change the topology.
-		case strings.HasPrefix(line, "include"), strings.HasPrefix(line, "module"), strings.HasPrefix(line, "do"), strings.HasPrefix(line, "@"):
-			errs.add(ln, "%q: includes, modules, aliases and console commands are not supported; flatten the net file first", t)
-		case strings.HasPrefix(line, "["):
-			errs.add(ln, "port line outside a node record; a blank or other line ended the record before it")
-		default:
-			errs.add(ln, "unrecognised line %q: want a Switch/Hca record, a switchguid=/caguid= line, a comment or a blank line", truncate(t, 60))
-		}
+	p := &netParser{
+		lines:    lines,
+		errs:     &errorList{file: file},
+		ids:      map[string]NodeID{},
+		nextGUID: map[Kind]GUID{Switch: ibsimSwitchGUIDBase, HCA: ibsimHCAGUIDBase},
+		baseGUID: map[Kind]GUID{Switch: ibsimSwitchGUIDBase, HCA: ibsimHCAGUIDBase},
+		owners:   map[GUID]int{},
+		cur:      -1,
 	}
-	if len(nodes) == 0 && len(errs.errs) == 0 {
-		errs.add(0, "no Switch or Hca records found; is this an ibsim net file?")
+	for i, line := range lines {
+		p.line(i+1, line)
 	}
-	links := pairHalves(halves, ids, func(k string) string { return k }, errs)
-	if err := errs.err(); err != nil {
+	if len(p.nodes) == 0 && len(p.errs.errs) == 0 {
+		p.errs.add(0, "no Switch or Hca records found; is this an ibsim net file?")
+	}
+	links := pairHalves(p.halves, p.ids, func(k string) string { return k }, p.errs)
+	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
-	f, err := New(nodes, links)
+	f, err := New(p.nodes, links)
 	return f, wrapValidation(file, err)
+}
+
+// netParser is the state of ReadIBSimNet between lines: the nodes and cable
+// ends read so far, ibsim's GUID counters and link-rate defaults, and the
+// node whose port lines are being read.
+type netParser struct {
+	lines  []string
+	errs   *errorList
+	nodes  []Node
+	halves []halfLink
+	ids    map[string]NodeID // node id (the quoted name in the header) → node
+
+	// GUIDs: ibsim numbers switches and HCAs from a base per kind that
+	// switchguid=/caguid= lines move; owners finds GUIDs handed out twice.
+	nextGUID, baseGUID map[Kind]GUID
+	owners             map[GUID]int
+
+	defWidth Width // width=/speed= defaults for ports without w=/s=
+	defSpeed Speed
+
+	cur   NodeID // node whose port lines are being read, or -1
+	curID string
+}
+
+// line reads line number ln: a port or comment line inside a node record,
+// or a record-level line, which ends the record.
+func (p *netParser) line(ln int, line string) {
+	if p.cur >= 0 && strings.HasPrefix(line, "#") {
+		return
+	}
+	if p.cur >= 0 && strings.HasPrefix(line, "[") {
+		p.port(ln, line)
+		return
+	}
+	p.cur = -1
+	t := strings.TrimSpace(line)
+	switch {
+	case t == "" || strings.HasPrefix(t, "#"):
+	case strings.HasPrefix(line, "Switch"), strings.HasPrefix(line, "Hca"), strings.HasPrefix(line, "Ca"):
+		p.header(ln, line, t)
+	case strings.HasPrefix(line, "Rt"):
+		p.errs.add(ln, "router nodes are not supported; slimroute models switches and HCAs")
+	case strings.HasPrefix(line, "switchguid"), strings.HasPrefix(line, "hcaguids"), strings.HasPrefix(line, "caguid"):
+		p.guidBase(ln, line, t)
+	case strings.HasPrefix(line, "width"), strings.HasPrefix(line, "speed"):
+		p.rateDefault(ln, line, t)
+	case strings.HasPrefix(line, "devid"), strings.HasPrefix(line, "pdebug"):
+		// Device ids and parser debugging do not change the topology.
+	case strings.HasPrefix(line, "include"), strings.HasPrefix(line, "module"), strings.HasPrefix(line, "do"), strings.HasPrefix(line, "@"):
+		p.errs.add(ln, "%q: includes, modules, aliases and console commands are not supported; flatten the net file first", t)
+	case strings.HasPrefix(line, "["):
+		p.errs.add(ln, "port line outside a node record; a blank or other line ended the record before it")
+	default:
+		p.errs.add(ln, "unrecognised line %q: want a Switch/Hca record, a switchguid=/caguid= line, a comment or a blank line", truncate(t, 60))
+	}
+}
+
+// port reads a port line of the current node: one end of a cable, with the
+// defaults for the rates it does not give.
+func (p *netParser) port(ln int, line string) {
+	h, ok := parseIBSimPort(line, ln, p.curID, &p.nodes[p.cur], p.errs)
+	if !ok {
+		return
+	}
+	if h.width == 0 {
+		h.width = p.defWidth
+	}
+	if h.speed == 0 {
+		h.speed = p.defSpeed
+	}
+	p.halves = append(p.halves, h)
+}
+
+// header reads a Switch/Hca/Ca line, starts its node record and gives the
+// node the next GUID of its kind, as ibsim does.
+func (p *netParser) header(ln int, line, t string) {
+	kind, skip := HCA, 3
+	if strings.HasPrefix(line, "Switch") {
+		kind, skip = Switch, 6
+	} else if strings.HasPrefix(line, "Ca") {
+		skip = 2
+	}
+	ports, okp := leadingInt(line[skip:])
+	id, rest, okq := quoted(line)
+	if !okp || !okq || ports < 1 || ports > MaxPorts {
+		p.errs.add(ln, "bad node header %q: want %s <ports 1..%d> \"<node id>\"", t, line[:skip], MaxPorts)
+		return
+	}
+	if _, dup := p.ids[id]; dup {
+		p.errs.add(ln, "node id %q is defined twice; node ids must be unique", id)
+		return
+	}
+	name := id
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		if d := ibsimDesc(rest[h+1:]); d != "" {
+			name = d
+		}
+	}
+	g := p.nextGUID[kind]
+	if prev, dup := p.owners[g]; dup {
+		p.errs.add(ln, "node %q gets GUID %s, already given to %q at line %d; pin distinct GUIDs with switchguid=/caguid= lines", id, g, p.nodes[prev].Name, findLine(p.lines, p.nodes[prev].Name))
+	}
+	p.owners[g] = len(p.nodes)
+	if kind == Switch {
+		p.nextGUID[kind] = g + 1
+	} else {
+		p.nextGUID[kind] = g + GUID(ports) + 1 // an HCA's ports take the GUIDs after its own
+	}
+	p.cur = NodeID(len(p.nodes))
+	p.curID = id
+	p.ids[id] = p.cur
+	p.nodes = append(p.nodes, Node{Kind: kind, Name: name, GUID: g, Ports: ports})
+}
+
+// guidBase reads switchguid=, caguid= (set the base and next GUID of a
+// kind) and caguid+ (next GUID at an offset from the base).
+func (p *netParser) guidBase(ln int, line, t string) {
+	kind := HCA
+	if strings.HasPrefix(line, "switchguid") {
+		kind = Switch
+	}
+	k := strings.IndexAny(line, "=+")
+	var v uint64
+	err := errors.New("missing value")
+	if k >= 0 {
+		if f := strings.Fields(line[k+1:]); len(f) > 0 {
+			v, err = parseUint(f[0], 64)
+		}
+	}
+	if err == nil && v == 0 && line[k] == '=' {
+		err = errors.New("GUID 0 is reserved")
+	}
+	if err != nil {
+		p.errs.add(ln, "bad GUID assignment %q: want switchguid=0x<hex>, caguid=0x<hex> or caguid+<offset>", truncate(t, 60))
+		return
+	}
+	if line[k] == '+' {
+		p.nextGUID[kind] = p.baseGUID[kind] + GUID(v)
+	} else {
+		p.baseGUID[kind], p.nextGUID[kind] = GUID(v), GUID(v)
+	}
+}
+
+// rateDefault reads width=<mask> or speed=<mask>, the rate of the port
+// lines after it that do not give their own.
+func (p *netParser) rateDefault(ln int, line, t string) {
+	k := strings.IndexByte(line, '=')
+	var v uint64
+	var err error
+	if k >= 0 {
+		v, err = parseUint(line[k+1:], 8)
+	}
+	if k < 0 || err != nil {
+		p.errs.add(ln, "bad default %q: want width=<mask> or speed=<mask>", t)
+		return
+	}
+	if strings.HasPrefix(line, "width") {
+		p.defWidth = widthFromIBSimMask(int(v))
+	} else {
+		p.defSpeed = speedFromIBSimMask(int(v))
+	}
 }
 
 func findLine(lines []string, name string) int {

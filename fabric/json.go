@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// JSONFormat is the value of the "format" field of slimroute's JSON fabric
+// jsonFormat is the value of the "format" field of slimroute's JSON fabric
 // files; it changes when the schema does.
-const JSONFormat = "slimroute-fabric/1"
+const jsonFormat = "slimroute-fabric/1"
 
 type jsonFabric struct {
 	Format string     `json:"format"`
@@ -51,7 +51,7 @@ type jsonLink struct {
 // WriteJSON writes f as JSON; links name nodes by name. The output is
 // indented and deterministic.
 func WriteJSON(w io.Writer, f *Fabric) error {
-	out := jsonFabric{Format: JSONFormat, Nodes: []jsonNode{}, Links: []jsonLink{}}
+	out := jsonFabric{Format: jsonFormat, Nodes: []jsonNode{}, Links: []jsonLink{}}
 	for i := range f.nodes {
 		n := &f.nodes[i]
 		jn := jsonNode{Name: n.Name, Kind: n.Kind.String(), Ports: n.Ports, Rack: n.Place.Rack, U: n.Place.U}
@@ -107,8 +107,8 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		return nil, &ParseError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the fabric object"}
 	}
 	errs := &errorList{file: file}
-	if in.Format != JSONFormat {
-		errs.add(0, "format is %q; want %q", in.Format, JSONFormat)
+	if in.Format != jsonFormat {
+		errs.add(0, "format is %q; want %q", in.Format, jsonFormat)
 		return nil, errs.err()
 	}
 	nodes := make([]Node, 0, len(in.Nodes))

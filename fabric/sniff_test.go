@@ -38,7 +38,7 @@ func TestSniffRecognisesWhatWasWritten(t *testing.T) {
 	fabrics = append(fabrics, kary)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i, f := range fabrics {
-		for _, format := range fabric.ReadFormats {
+		for _, format := range fabric.ReadFormats() {
 			var b bytes.Buffer
 			if err := fabric.Write(&b, f, format); err != nil {
 				t.Fatal(err)

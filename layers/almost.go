@@ -6,55 +6,72 @@ import (
 	"sort"
 )
 
-// almost builds the almost-minimal layers 1..L−1.
+// almost builds the almost-minimal layers 1..L−1. It is one worker's
+// state, reused from group to group: its parts below are the scratch of one
+// step each (the embedded ones keep the hot loops' field access short).
 type almost struct {
 	loads // this worker's copy
 	g     *graph
 	r     *Routing
 	seed  uint64
-	level []uint8 // [d*S + s]: layers that gave s a new in-bounds path to d
+	level []uint8 // [d*S + s]: layers that gave s a new in-bounds path to d, shared by the workers
 	pcg   *rand.PCG
 	rng   *rand.Rand
+	near  nearChannels
 
-	// per destination switch: each switch's channels whose peer is at
-	// distance ≤ 1 from it, and = 0 (it), in port order
-	nearT            int
-	nearOff, toOff   []int32
-	nearChan, toChan []uint8
+	destination
+	sourceSearch
+	fallbackState
+}
 
-	// per destination
-	k, d    int
-	t       int
+// destination is the group being routed in one layer: its tree as it
+// grows, and what every switch knows about the destination switch.
+type destination struct {
+	k, d    int   // layer and the group's first endpoint
+	t       int   // destination switch
 	weight  int64 // endpoints whose trees this search builds
 	group   []int // those endpoints, d first
-	fresh   []bool
 	penalty int64 // load-equivalent cost of one collateral switch
 	tab     []uint8
-	dist    []int32
-	order   []int32
+	dist    []int32 // hops to t
+	order   []int32 // switches by distance from t (BFS order)
 	hops    []int32 // pinned path length; -1 while unpinned
-	srcs    []int
-	rank    []int
+	srcs    []int   // sources in priority order
+	rank    []int   // seeded shuffle breaking ties among sources
+	fresh   []bool  // the route from s is new to layers 1..k−1
+}
 
-	// per source search
-	lo, hi int
+// sourceSearch is the depth-first search for one source's path: the
+// partial path, the source's earlier paths it should avoid, and the best
+// complete path found so far.
+type sourceSearch struct {
+	lo, hi int     // length bounds of this source's path
 	own    []int   // channel ids of the source's earlier-layer paths
 	path   []int32 // switches of the partial path, source first
 	pidx   []uint8 // channel index taken at each of them
 	pch    []int   // channel ids taken
 	best   candidate
-	chain  []int
+	chain  []int // pinned channels from where the path joins the tree
+	buf    []int
+}
 
-	// fallback
-	fh       []int32
-	fc       []int64
-	fnext    []uint8
+// fallbackState is fill's Dijkstra over the switches left unpinned.
+type fallbackState struct {
+	fh       []int32 // route length
+	fc       []int64 // route load
+	fnext    []uint8 // channel index toward the destination
 	settled  []bool
-	fallback []bool
+	fallback []bool // routed by fill, not by a search
 	sub      []int64
 	pq       fallbackHeap
-	buf      []int
-	buf2     []int
+}
+
+// nearChannels lists, per switch, its channels whose peer is at distance
+// ≤ 1 from the destination switch t, and = 0 (t itself), in port order.
+type nearChannels struct {
+	t                int
+	nearOff, toOff   []int32
+	nearChan, toChan []uint8
 }
 
 type candidate struct {
@@ -71,15 +88,19 @@ type candidate struct {
 func newAlmost(g *graph, r *Routing, load []int64, seed uint64, level []uint8) *almost {
 	S := len(g.adj)
 	pcg := rand.NewPCG(seed, 0)
-	return &almost{loads: newLoads(load), nearT: -1,
+	return &almost{loads: newLoads(load), near: nearChannels{t: -1},
 		g: g, r: r, seed: seed,
 		pcg: pcg, rng: rand.New(pcg),
 		level: level,
-		dist:  make([]int32, S), order: make([]int32, 0, S),
-		hops: make([]int32, S), srcs: make([]int, 0, S), rank: make([]int, S),
-		fh: make([]int32, S), fc: make([]int64, S), fnext: make([]uint8, S),
-		fresh:   make([]bool, S),
-		settled: make([]bool, S), fallback: make([]bool, S), sub: make([]int64, S),
+		destination: destination{
+			dist: make([]int32, S), order: make([]int32, 0, S),
+			hops: make([]int32, S), srcs: make([]int, 0, S), rank: make([]int, S),
+			fresh: make([]bool, S),
+		},
+		fallbackState: fallbackState{
+			fh: make([]int32, S), fc: make([]int64, S), fnext: make([]uint8, S),
+			settled: make([]bool, S), fallback: make([]bool, S), sub: make([]int64, S),
+		},
 	}
 }
 
@@ -113,11 +134,33 @@ func buildAlmost(g *graph, r *Routing, load []int64, seed uint64) {
 // route builds layer k for destination group d (its first endpoint) and
 // copies the trees to the group's other endpoints.
 func (a *almost) route(k, d int, st *LayerStats) {
+	a.start(k, d)
+	a.prioritiseSources()
+	for _, s := range a.srcs {
+		if a.hops[s] >= 0 {
+			continue // pinned by an earlier source's path
+		}
+		a.prepareSearch(s)
+		a.search(s)
+		if a.best.found {
+			a.pin()
+		}
+	}
+	a.fill()
+	a.markFresh()
+	for _, e := range a.group {
+		a.finish(e, st)
+	}
+}
+
+// start resets the destination state for group d in layer k: its members,
+// an empty tree holding only the destination switch, the distances to it
+// and the seeded generator for this layer and group.
+func (a *almost) start(k, d int) {
 	g := a.g
 	S := len(g.adj)
 	a.k = k
 	a.pcg.Seed(a.seed, uint64(k)<<32|uint64(d))
-	rng := a.rng
 	a.group = a.group[:0]
 	for e := d; e < g.nEP && g.dests[e].Switch == g.dests[d].Switch; e++ {
 		if a.r.share[e] == d {
@@ -136,11 +179,15 @@ func (a *almost) route(k, d int, st *LayerStats) {
 	a.tab[a.t] = hopLocal
 	a.hops[a.t] = 0
 	a.order = g.bfs(a.t, a.dist, a.order)
-	a.prepareNear()
+	a.near.prepare(g, a.t, a.dist)
+}
 
-	// Sources in priority order: fewest alternatives so far first,
-	// switches without endpoints last, ties by a seeded shuffle.
-	lv := a.level[d*S : (d+1)*S]
+// prioritiseSources orders the sources: fewest alternatives so far first,
+// switches without endpoints last, ties by a seeded shuffle.
+func (a *almost) prioritiseSources() {
+	g := a.g
+	S := len(g.adj)
+	lv := a.level[a.d*S : (a.d+1)*S]
 	a.srcs = a.srcs[:0]
 	for s := 0; s < S; s++ {
 		a.rank[s] = s
@@ -148,7 +195,7 @@ func (a *almost) route(k, d int, st *LayerStats) {
 			a.srcs = append(a.srcs, s)
 		}
 	}
-	rng.Shuffle(S, func(i, j int) { a.rank[i], a.rank[j] = a.rank[j], a.rank[i] })
+	a.rng.Shuffle(S, func(i, j int) { a.rank[i], a.rank[j] = a.rank[j], a.rank[i] })
 	sort.Slice(a.srcs, func(i, j int) bool {
 		x, y := a.srcs[i], a.srcs[j]
 		if lv[x] != lv[y] {
@@ -159,65 +206,69 @@ func (a *almost) route(k, d int, st *LayerStats) {
 		}
 		return a.rank[x] < a.rank[y]
 	})
-	for _, s := range a.srcs {
-		if a.hops[s] >= 0 {
-			continue // pinned by an earlier source's path
-		}
-		a.lo, a.hi = a.r.Bounds.of(int(a.dist[s]))
-		if g.bipartite { // every path from s to t has the parity of their distance
-			a.lo += (a.lo - int(a.dist[s])) & 1
-			a.hi -= (a.hi - int(a.dist[s])) & 1
-		}
-		a.own = a.own[:0]
-		for j := 0; j < k; j++ {
-			a.buf, _ = a.r.PathChannels(j, s, d, a.buf)
-			a.own = append(a.own, a.buf...)
-		}
-		a.search(s)
-		if a.best.found {
-			a.pin()
-		}
-	}
-	a.fill()
+}
 
-	// the group shares layers 1..k: whether a path is new to them is
-	// known once; layer 0 is each endpoint's own
+// prepareSearch sets source s's length bounds and collects the channels of
+// its paths to the destination in the earlier layers.
+func (a *almost) prepareSearch(s int) {
+	a.lo, a.hi = a.r.Bounds.of(int(a.dist[s]))
+	if a.g.bipartite { // every path from s to t has the parity of their distance
+		a.lo += (a.lo - int(a.dist[s])) & 1
+		a.hi -= (a.hi - int(a.dist[s])) & 1
+	}
+	a.own = a.own[:0]
+	for j := 0; j < a.k; j++ {
+		a.buf, _ = a.r.PathChannels(j, s, a.d, a.buf)
+		a.own = append(a.own, a.buf...)
+	}
+}
+
+// markFresh records, per switch, whether its route in this layer differs
+// from its routes in layers 1..k−1. The group shares those layers, so this
+// is known once for all its endpoints; layer 0 is each endpoint's own.
+func (a *almost) markFresh() {
+	S := len(a.g.adj)
 	for s := 0; s < S; s++ {
 		a.fresh[s] = true
-		for j := 1; j < k && a.fresh[s]; j++ {
-			a.fresh[s] = !a.samePath(a.tab, a.r.next[j][d*S:(d+1)*S], s)
+		for j := 1; j < a.k && a.fresh[s]; j++ {
+			a.fresh[s] = !a.samePath(a.tab, a.r.next[j][a.d*S:(a.d+1)*S], s)
 		}
 	}
-	for _, e := range a.group {
-		if e != d {
-			copy(a.r.next[k][e*S:(e+1)*S], a.tab)
+}
+
+// finish gives endpoint e of the group the tree, counts the switches that
+// got a new in-bounds path to e, and adds e's pairs to the layer's stats.
+func (a *almost) finish(e int, st *LayerStats) {
+	g := a.g
+	S := len(g.adj)
+	if e != a.d {
+		copy(a.r.next[a.k][e*S:(e+1)*S], a.tab)
+	}
+	lv := a.level[e*S : (e+1)*S]
+	base := a.r.next[0][e*S : (e+1)*S]
+	for s := 0; s < S; s++ {
+		if s == a.t {
+			continue
 		}
-		lv := a.level[e*S : (e+1)*S]
-		base := a.r.next[0][e*S : (e+1)*S]
-		for s := 0; s < S; s++ {
-			if s == a.t {
-				continue
-			}
-			lo, hi := a.r.Bounds.of(int(a.dist[s]))
-			h := int(a.hops[s])
-			in := h >= lo && h <= hi
-			if in && lv[s] < 255 && a.fresh[s] && !a.samePath(a.tab, base, s) {
-				lv[s]++
-			}
-			if g.hosts[s] == 0 {
-				continue
-			}
-			st.Pairs++
-			if in {
-				st.InBounds++
-			} else {
-				st.Fallback++
-			}
-			for len(st.Lengths) <= h {
-				st.Lengths = append(st.Lengths, 0)
-			}
-			st.Lengths[h]++
+		lo, hi := a.r.Bounds.of(int(a.dist[s]))
+		h := int(a.hops[s])
+		in := h >= lo && h <= hi
+		if in && lv[s] < 255 && a.fresh[s] && !a.samePath(a.tab, base, s) {
+			lv[s]++
 		}
+		if g.hosts[s] == 0 {
+			continue
+		}
+		st.Pairs++
+		if in {
+			st.InBounds++
+		} else {
+			st.Fallback++
+		}
+		for len(st.Lengths) <= h {
+			st.Lengths = append(st.Lengths, 0)
+		}
+		st.Lengths[h]++
 	}
 }
 
@@ -288,46 +339,45 @@ func (a *almost) search(s int) {
 	a.dfs(s, 0, 0)
 }
 
-// prepareNear lists, for the current destination switch, the channels of
-// every switch that lead to a switch at distance ≤ 1 from it, and to it.
-// When a path may take only one or no more hop after the next, only those
-// channels can finish in bounds (a pinned switch's route is never shorter
-// than its distance), so dfs scans them instead of all channels, in the
-// same port order: the search finds the same paths, faster.
-func (a *almost) prepareNear() {
-	if a.nearT == a.t {
+// prepare lists, for destination switch t, the channels of every switch
+// that lead to a switch at distance ≤ 1 from it, and to it. When a path may
+// take only one or no more hop after the next, only those channels can
+// finish in bounds (a pinned switch's route is never shorter than its
+// distance), so dfs scans them instead of all channels, in the same port
+// order: the search finds the same paths, faster.
+func (n *nearChannels) prepare(g *graph, t int, dist []int32) {
+	if n.t == t {
 		return
 	}
-	a.nearT = a.t
-	g := a.g
+	n.t = t
 	S := len(g.adj)
-	a.nearOff, a.toOff = a.nearOff[:0], a.toOff[:0]
-	a.nearChan, a.toChan = a.nearChan[:0], a.toChan[:0]
+	n.nearOff, n.toOff = n.nearOff[:0], n.toOff[:0]
+	n.nearChan, n.toChan = n.nearChan[:0], n.toChan[:0]
 	for x := 0; x < S; x++ {
-		a.nearOff = append(a.nearOff, int32(len(a.nearChan)))
-		a.toOff = append(a.toOff, int32(len(a.toChan)))
+		n.nearOff = append(n.nearOff, int32(len(n.nearChan)))
+		n.toOff = append(n.toOff, int32(len(n.toChan)))
 		for i, c := range g.adj[x] {
-			switch a.dist[c.Peer] {
+			switch dist[c.Peer] {
 			case 0:
-				a.toChan = append(a.toChan, uint8(i))
-				a.nearChan = append(a.nearChan, uint8(i))
+				n.toChan = append(n.toChan, uint8(i))
+				n.nearChan = append(n.nearChan, uint8(i))
 			case 1:
-				a.nearChan = append(a.nearChan, uint8(i))
+				n.nearChan = append(n.nearChan, uint8(i))
 			}
 		}
 	}
-	a.nearOff = append(a.nearOff, int32(len(a.nearChan)))
-	a.toOff = append(a.toOff, int32(len(a.toChan)))
+	n.nearOff = append(n.nearOff, int32(len(n.nearChan)))
+	n.toOff = append(n.toOff, int32(len(n.toChan)))
 }
 
 // channels returns the channel indices of x worth trying when the path may
 // take at most r more hops after the next one.
-func (a *almost) channels(x, r int) []uint8 {
+func (n *nearChannels) channels(x, r int) []uint8 {
 	switch r {
 	case 0:
-		return a.toChan[a.toOff[x]:a.toOff[x+1]]
+		return n.toChan[n.toOff[x]:n.toOff[x+1]]
 	case 1:
-		return a.nearChan[a.nearOff[x]:a.nearOff[x+1]]
+		return n.nearChan[n.nearOff[x]:n.nearOff[x+1]]
 	}
 	return nil
 }
@@ -339,7 +389,7 @@ func (a *almost) dfs(x, overlap int, cost int64) {
 		if r < 0 {
 			return
 		}
-		for _, i := range a.channels(x, r) {
+		for _, i := range a.near.channels(x, r) {
 			a.step(x, int(i), depth, overlap, cost)
 		}
 		return
@@ -478,19 +528,31 @@ func (a *almost) pin() {
 // unpinned ones may join any settled neighbour. Their load is charged
 // along their whole route.
 func (a *almost) fill() {
-	g := a.g
-	S := len(g.adj)
+	if !a.markUnpinned() {
+		return
+	}
+	a.pinnedCosts()
+	a.joinTree()
+	a.unstrand()
+	a.chargeFallback()
+}
+
+// markUnpinned marks the switches no search pinned as fallback and reports
+// whether there are any.
+func (a *almost) markUnpinned() bool {
 	any := false
-	a.pq = a.pq[:0]
-	for v := 0; v < S; v++ {
+	for v := range a.g.adj {
 		a.settled[v] = a.hops[v] >= 0
 		a.fallback[v] = !a.settled[v]
 		any = any || a.fallback[v]
 	}
-	if !any {
-		return
-	}
-	// costs of pinned routes, shortest first
+	return any
+}
+
+// pinnedCosts sets the length and load of every pinned switch's route,
+// shortest routes first so each builds on its next hop's.
+func (a *almost) pinnedCosts() {
+	g := a.g
 	for _, v := range a.order {
 		if a.hops[v] < 0 {
 			continue
@@ -506,6 +568,14 @@ func (a *almost) fill() {
 			}
 		}
 	}
+}
+
+// joinTree runs the Dijkstra from the pinned switches (as sources at their
+// route's length and load) over the unpinned ones, and enters each
+// unpinned switch's shortest, least loaded route in the tree.
+func (a *almost) joinTree() {
+	g := a.g
+	a.pq = a.pq[:0]
 	for _, v := range a.order {
 		if a.settled[v] {
 			heap.Push(&a.pq, fallbackItem{a.fh[v], a.fc[v], v})
@@ -545,8 +615,13 @@ func (a *almost) fill() {
 			a.hops[v] = a.fh[v]
 		}
 	}
-	a.unstrand()
-	// charge loads from the farthest in
+}
+
+// chargeFallback charges the loads of the fallback switches' endpoints
+// along their whole routes, from the farthest switch in, so a switch's
+// charge carries those of the fallback switches routed through it.
+func (a *almost) chargeFallback() {
+	g := a.g
 	var fb []int32
 	for _, v := range a.order {
 		if a.fallback[v] {

@@ -140,35 +140,13 @@ func (e *UnreachableError) Error() string {
 }
 
 func (g *graph) connected() error {
-	S := len(g.adj)
-	comp := make([]int, S)
-	for i := range comp {
-		comp[i] = -1
-	}
-	var groups [][]int
-	for s := 0; s < S; s++ {
-		if comp[s] >= 0 {
-			continue
-		}
-		members := []int{s}
-		comp[s] = len(groups)
-		for h := 0; h < len(members); h++ {
-			for _, c := range g.adj[members[h]] {
-				if comp[c.Peer] < 0 {
-					comp[c.Peer] = len(groups)
-					members = append(members, c.Peer)
-				}
-			}
-		}
-		groups = append(groups, members)
-	}
+	groups := fabric.Components(g.adj)
 	if len(groups) == 1 {
 		return nil
 	}
 	sort.SliceStable(groups, func(i, j int) bool { return len(groups[i]) > len(groups[j]) })
 	e := &UnreachableError{}
 	for _, grp := range groups {
-		sort.Ints(grp)
 		names := make([]string, len(grp))
 		for i, s := range grp {
 			names[i] = g.f.Node(g.ids[s]).Name

@@ -154,8 +154,8 @@ func (b Bounds) of(dist int) (lo, hi int) {
 // check rejects avoided links that do not exist.
 func checkAvoid(f *fabric.Fabric, avoid []int) error {
 	for _, i := range avoid {
-		if i < 0 || i >= len(f.Links()) {
-			return fmt.Errorf("avoided link %d does not exist (the fabric has %d links)", i, len(f.Links()))
+		if i < 0 || i >= f.NumLinks() {
+			return fmt.Errorf("avoided link %d does not exist (the fabric has %d links)", i, f.NumLinks())
 		}
 	}
 	return nil

@@ -127,7 +127,7 @@ func lidPorts(f *fabric.Fabric) (switches, hcas []fabric.PortRef) {
 			}
 		}
 	}
-	guid := func(p fabric.PortRef) fabric.GUID { return f.Node(p.Node).PortGUID(p.Port) }
+	guid := func(p fabric.PortRef) fabric.GUID { return f.PortGUID(p) }
 	less := func(s []fabric.PortRef) func(i, j int) bool {
 		return func(i, j int) bool {
 			if a, b := guid(s[i]), guid(s[j]); a != b {
@@ -147,7 +147,7 @@ func lidPorts(f *fabric.Fabric) (switches, hcas []fabric.PortRef) {
 func fromFabric(f *fabric.Fabric, switches, hcas []fabric.PortRef, lmc uint8, limit LID) (*LIDs, error) {
 	l := &LIDs{LMC: lmc}
 	for _, p := range append(append([]fabric.PortRef(nil), switches...), hcas...) {
-		a, ok := f.Node(p.Node).Attrs[p.Port]
+		a, ok := f.PortAttr(p)
 		if !ok || a.LID == 0 {
 			return nil, fmt.Errorf("%s has no LID in the fabric description; discover the fabric after an SM ran (ibnetdiscover shows LIDs) or let slimroute assign LIDs", f.PortString(p))
 		}

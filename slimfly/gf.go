@@ -2,11 +2,11 @@ package slimfly
 
 import "fmt"
 
-// Field is the finite field GF(q), q = p^n. Elements are the integers
+// field is the finite field GF(q), q = p^n. Elements are the integers
 // 0..q-1: element e stands for the polynomial Σ d_i·x^i whose coefficients
 // d_i are the base-p digits of e. Addition is digit-wise mod p;
 // multiplication goes through discrete logarithms to the primitive element.
-type Field struct {
+type field struct {
 	Q, P, N int
 	// Poly holds the coefficients c_0..c_{n-1} of the monic primitive
 	// polynomial x^n + c_{n-1}x^{n-1} + … + c_0 defining the field (for n=1
@@ -16,17 +16,17 @@ type Field struct {
 	log  []int // log[e] = k with ξ^k = e, for e != 0
 }
 
-// NewField builds GF(q) for a prime power q. Its primitive element ξ is the
+// newField builds GF(q) for a prime power q. Its primitive element ξ is the
 // smallest primitive root for prime q, and x for q = p^n with n > 1, where
 // the primitive polynomial is the first in lexicographic order of
 // (c_0, …, c_{n-1}) — so the field, and everything built on it, is the same
 // on every run.
-func NewField(q int) (*Field, error) {
+func newField(q int) (*field, error) {
 	p, n, ok := primePower(q)
 	if !ok {
 		return nil, fmt.Errorf("q=%d is not a prime power; GF(q) exists only for q = p^n with p prime", q)
 	}
-	f := &Field{Q: q, P: p, N: n, exp: make([]int, q-1), log: make([]int, q)}
+	f := &field{Q: q, P: p, N: n, exp: make([]int, q-1), log: make([]int, q)}
 	if n == 1 {
 		for g := 1; g < p; g++ {
 			if f.tryGenerator(func(e int) int { return e * g % p }) {
@@ -60,7 +60,7 @@ func NewField(q int) (*Field, error) {
 
 // tryGenerator fills exp/log from repeated multiplication by a candidate
 // generator and reports whether its powers reach every nonzero element.
-func (f *Field) tryGenerator(times func(int) int) bool {
+func (f *field) tryGenerator(times func(int) int) bool {
 	seen := make([]bool, f.Q)
 	e := 1
 	for k := 0; k < f.Q-1; k++ {
@@ -76,7 +76,7 @@ func (f *Field) tryGenerator(times func(int) int) bool {
 }
 
 // mulX multiplies element e by x modulo the monic polynomial poly.
-func (f *Field) mulX(e int, poly []int) int {
+func (f *field) mulX(e int, poly []int) int {
 	d := f.digits(e)
 	top := d[f.N-1]
 	for i := f.N - 1; i > 0; i-- {
@@ -90,7 +90,7 @@ func (f *Field) mulX(e int, poly []int) int {
 	return f.undigits(d)
 }
 
-func (f *Field) digits(e int) []int {
+func (f *field) digits(e int) []int {
 	d := make([]int, f.N)
 	for i := range d {
 		d[i] = e % f.P
@@ -99,7 +99,7 @@ func (f *Field) digits(e int) []int {
 	return d
 }
 
-func (f *Field) undigits(d []int) int {
+func (f *field) undigits(d []int) int {
 	e := 0
 	for i := len(d) - 1; i >= 0; i-- {
 		e = e*f.P + d[i]
@@ -107,8 +107,8 @@ func (f *Field) undigits(d []int) int {
 	return e
 }
 
-// Add returns a + b.
-func (f *Field) Add(a, b int) int {
+// add returns a + b.
+func (f *field) add(a, b int) int {
 	if f.N == 1 {
 		return (a + b) % f.P
 	}
@@ -120,8 +120,8 @@ func (f *Field) Add(a, b int) int {
 	return r
 }
 
-// Neg returns -a.
-func (f *Field) Neg(a int) int {
+// neg returns -a.
+func (f *field) neg(a int) int {
 	r, mul := 0, 1
 	for i := 0; i < f.N; i++ {
 		r += ((f.P - a%f.P) % f.P) * mul
@@ -130,19 +130,19 @@ func (f *Field) Neg(a int) int {
 	return r
 }
 
-// Sub returns a - b.
-func (f *Field) Sub(a, b int) int { return f.Add(a, f.Neg(b)) }
+// sub returns a - b.
+func (f *field) sub(a, b int) int { return f.add(a, f.neg(b)) }
 
-// Mul returns a·b.
-func (f *Field) Mul(a, b int) int {
+// mul returns a·b.
+func (f *field) mul(a, b int) int {
 	if a == 0 || b == 0 {
 		return 0
 	}
 	return f.exp[(f.log[a]+f.log[b])%(f.Q-1)]
 }
 
-// Pow returns ξ^k for the field's primitive element ξ (k may be any integer).
-func (f *Field) Pow(k int) int {
+// pow returns ξ^k for the field's primitive element ξ (k may be any integer).
+func (f *field) pow(k int) int {
 	m := f.Q - 1
 	return f.exp[((k%m)+m)%m]
 }

@@ -49,7 +49,7 @@ type Router struct{ S, X, Y int }
 // Design holds the algebra of a Slim Fly of a given q.
 type Design struct {
 	Q, W, Delta int
-	Field       *Field
+	field       *field
 	X, XPrime   []int // generator sets, as field elements in ascending order
 	// Degree is the network degree k′ = (3q − δ)/2.
 	Degree int
@@ -60,38 +60,38 @@ func NewDesign(q int) (*Design, error) {
 	if q < 3 || q%4 == 2 {
 		return nil, fmt.Errorf("q=%d has no Slim Fly: q must be a prime power 4w+δ with δ in {-1,0,1}; try q in %s", q, nearby(q))
 	}
-	f, err := NewField(q)
+	f, err := newField(q)
 	if err != nil {
 		return nil, fmt.Errorf("q=%d has no Slim Fly: %v; try q in %s", q, err, nearby(q))
 	}
-	d := &Design{Q: q, Field: f}
+	d := &Design{Q: q, field: f}
 	switch q % 4 {
 	case 1:
 		d.Delta, d.W = 1, (q-1)/4
 		for k := 0; k <= q-3; k += 2 {
-			d.X = append(d.X, f.Pow(k))
-			d.XPrime = append(d.XPrime, f.Pow(k+1))
+			d.X = append(d.X, f.pow(k))
+			d.XPrime = append(d.XPrime, f.pow(k+1))
 		}
 	case 0:
 		d.Delta, d.W = 0, q/4
 		for k := 0; k <= q-2; k += 2 {
-			d.X = append(d.X, f.Pow(k))
-			d.XPrime = append(d.XPrime, f.Pow(k+1))
+			d.X = append(d.X, f.pow(k))
+			d.XPrime = append(d.XPrime, f.pow(k+1))
 		}
 	case 3:
 		d.Delta, d.W = -1, (q+1)/4
 		w := d.W
 		for k := 0; k <= 2*w-2; k += 2 {
-			d.X = append(d.X, f.Pow(k))
+			d.X = append(d.X, f.pow(k))
 		}
 		for k := 2*w - 1; k <= 4*w-3; k += 2 {
-			d.X = append(d.X, f.Pow(k))
+			d.X = append(d.X, f.pow(k))
 		}
 		for k := 1; k <= 2*w-1; k += 2 {
-			d.XPrime = append(d.XPrime, f.Pow(k))
+			d.XPrime = append(d.XPrime, f.pow(k))
 		}
 		for k := 2 * w; k <= 4*w-2; k += 2 {
-			d.XPrime = append(d.XPrime, f.Pow(k))
+			d.XPrime = append(d.XPrime, f.pow(k))
 		}
 	}
 	sort.Ints(d.X)
@@ -124,21 +124,21 @@ func nearby(q int) string {
 // Neighbors returns the routers adjacent to r, in rack order (rack, then s,
 // then the coordinates), which is the order of their ports.
 func (d *Design) Neighbors(r Router) []Router {
-	f, q := d.Field, d.Q
+	f, q := d.field, d.Q
 	var out []Router
 	if r.S == 0 {
 		for _, g := range d.X {
-			out = append(out, Router{0, r.X, f.Add(r.Y, g)})
+			out = append(out, Router{0, r.X, f.add(r.Y, g)})
 		}
 		for m := 0; m < q; m++ { // y = m·x + c  ⇒  c = y − m·x
-			out = append(out, Router{1, m, f.Sub(r.Y, f.Mul(m, r.X))})
+			out = append(out, Router{1, m, f.sub(r.Y, f.mul(m, r.X))})
 		}
 	} else {
 		for _, g := range d.XPrime {
-			out = append(out, Router{1, r.X, f.Add(r.Y, g)})
+			out = append(out, Router{1, r.X, f.add(r.Y, g)})
 		}
 		for x := 0; x < q; x++ {
-			out = append(out, Router{0, x, f.Add(f.Mul(r.X, x), r.Y)})
+			out = append(out, Router{0, x, f.add(f.mul(r.X, x), r.Y)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return routerLess(out[i], out[j]) })

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/graph/path"
+	"gonum.org/v1/gonum/graph/simple"
 
 	"slimroute/fabric"
 )
 
 func TestFieldAxioms(t *testing.T) {
 	for _, q := range []int{2, 3, 4, 5, 7, 8, 9, 16, 25, 27, 32, 49, 64, 81, 121, 128} {
-		f, err := NewField(q)
+		f, err := newField(q)
 		if err != nil {
 			t.Fatalf("q=%d: %v", q, err)
 		}
@@ -24,13 +25,13 @@ func TestFieldAxioms(t *testing.T) {
 			step = 7
 		}
 		for a := 0; a < q; a += 1 {
-			if f.Add(a, f.Neg(a)) != 0 {
+			if f.add(a, f.neg(a)) != 0 {
 				t.Fatalf("q=%d: %d + (-%d) != 0", q, a, a)
 			}
 			if a != 0 {
 				found := false
 				for b := 1; b < q; b++ {
-					if f.Mul(a, b) == 1 {
+					if f.mul(a, b) == 1 {
 						found = true
 					}
 				}
@@ -40,7 +41,7 @@ func TestFieldAxioms(t *testing.T) {
 			}
 			for b := 0; b < q; b += step {
 				for c := 0; c < q; c += step {
-					if f.Mul(a, f.Add(b, c)) != f.Add(f.Mul(a, b), f.Mul(a, c)) {
+					if f.mul(a, f.add(b, c)) != f.add(f.mul(a, b), f.mul(a, c)) {
 						t.Fatalf("q=%d: %d·(%d+%d) is not distributive", q, a, b, c)
 					}
 				}
@@ -48,7 +49,7 @@ func TestFieldAxioms(t *testing.T) {
 		}
 		seen := map[int]bool{}
 		for k := 0; k < q-1; k++ {
-			seen[f.Pow(k)] = true
+			seen[f.pow(k)] = true
 		}
 		if len(seen) != q-1 || seen[0] {
 			t.Fatalf("q=%d: ξ generates %d elements, want %d", q, len(seen), q-1)
@@ -58,7 +59,7 @@ func TestFieldAxioms(t *testing.T) {
 
 func TestNotPrimePowers(t *testing.T) {
 	for _, q := range []int{0, 1, 6, 10, 12, 15, 18, 20, 24, 26, 28, 30} {
-		if _, err := NewField(q); err == nil {
+		if _, err := newField(q); err == nil {
 			t.Errorf("q=%d accepted as a prime power", q)
 		}
 	}
@@ -131,7 +132,16 @@ func TestDiameterAgreesWithGonum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := f.SwitchGraph()
+	g := simple.NewUndirectedGraph()
+	for _, id := range f.IDsOf(fabric.Switch) {
+		g.AddNode(simple.Node(id))
+	}
+	for _, l := range f.Links() {
+		a, b := simple.Node(l.A.Node), simple.Node(l.B.Node)
+		if f.Kind(l.A.Node) == fabric.Switch && f.Kind(l.B.Node) == fabric.Switch && !g.HasEdgeBetween(a.ID(), b.ID()) {
+			g.SetEdge(simple.Edge{F: a, T: b})
+		}
+	}
 	all, _ := path.FloydWarshall(g)
 	max := 0.0
 	nodes := g.Nodes()
@@ -190,12 +200,22 @@ func TestPaperDeploymentQ5(t *testing.T) {
 }
 
 func TestBuildIsDeterministic(t *testing.T) {
-	a, _ := Build(Params{Q: 7})
-	b, _ := Build(Params{Q: 7})
-	var x, y strings.Builder
-	fabric.WriteIBSimNet(&x, a)
-	fabric.WriteIBSimNet(&y, b)
-	if x.String() != y.String() {
+	const q = 7
+	var nets [2]strings.Builder
+	for i := range nets {
+		f, err := Build(Params{Q: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fabric.WriteIBSimNet(&nets[i], f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a Slim Fly has 2q² switches: the text compared must hold them all
+	if n := strings.Count(nets[0].String(), "\nSwitch"); n != 2*q*q {
+		t.Fatalf("the net file has %d switch records, want 2q² = %d", n, 2*q*q)
+	}
+	if nets[0].String() != nets[1].String() {
 		t.Fatal("two builds of q=7 differ")
 	}
 }

@@ -34,17 +34,31 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: plot [-o FILE] compare.json ...")
 		os.Exit(2)
 	}
+	series, err := readSeries(flag.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "plot:", err)
+		os.Exit(1)
+	}
+	svg := draw(series)
+	if err := atomicfile.Write(*out, 0o644, func(w io.Writer) error { _, err := io.WriteString(w, svg); return err }); err != nil {
+		fmt.Fprintln(os.Stderr, "plot:", err)
+		os.Exit(1)
+	}
+}
+
+// readSeries reads bench/compare JSON files into points per engine and
+// fabric label. Rows without a fabric size or a time are skipped; a later
+// file's row replaces an earlier one for the same engine and fabric.
+func readSeries(files []string) (map[string]map[string]point, error) {
 	series := map[string]map[string]point{} // engine -> fabric label -> point
-	for _, name := range flag.Args() {
+	for _, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "plot:", err)
-			os.Exit(1)
+			return nil, err
 		}
 		var rows []map[string]string
 		if err := json.Unmarshal(b, &rows); err != nil {
-			fmt.Fprintf(os.Stderr, "plot: %s: %v\n", name, err)
-			os.Exit(1)
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 		for _, r := range rows {
 			h, err1 := strconv.ParseFloat(r["HCAs"], 64)
@@ -59,14 +73,9 @@ func main() {
 		}
 	}
 	if len(series) == 0 {
-		fmt.Fprintln(os.Stderr, "plot: no rows with fabric sizes")
-		os.Exit(1)
+		return nil, fmt.Errorf("no rows with fabric sizes in %s", strings.Join(files, ", "))
 	}
-	svg := draw(series)
-	if err := atomicfile.Write(*out, 0o644, func(w io.Writer) error { _, err := io.WriteString(w, svg); return err }); err != nil {
-		fmt.Fprintln(os.Stderr, "plot:", err)
-		os.Exit(1)
-	}
+	return series, nil
 }
 
 // draw renders the series: x = HCAs, y = routing ms, both logarithmic.

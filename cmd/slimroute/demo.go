@@ -56,7 +56,7 @@ Example:
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "\nfiles:\n")
-			for _, format := range fabric.WriteFormats {
+			for _, format := range fabric.WriteFormats() {
 				path := filepath.Join(dir, fmt.Sprintf("sf%d%s", q, format.Extension()))
 				if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return fabric.Write(w, f, format) }); err != nil {
 					return err

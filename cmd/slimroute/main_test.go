@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,9 +89,30 @@ func TestConvertAndStatsAgree(t *testing.T) {
 		t.Fatalf("stats of q=7 via JSON: %+v", st)
 	}
 	text, err := runApp(t, "topo", "stats", "--slimfly", "5")
-	if err != nil || !strings.Contains(text, "Moore-bound efficiency              100.0%") {
-		t.Fatalf("q=5 is the Hoffman–Singleton graph, efficiency 100%%:\n%s %v", text, err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	// q=5 is the Hoffman–Singleton graph: degree 7, diameter 2 and
+	// 1 + 7 + 7·6 = 50 switches, the Moore bound itself
+	if got := statValue(t, text, "Moore bound (degree 7, diameter 2)"); got != fmt.Sprint(1+7+7*6) {
+		t.Errorf("Moore bound %s, want 50\n%s", got, text)
+	}
+	if got := statValue(t, text, "Moore-bound efficiency"); got != "100.0%" {
+		t.Errorf("Moore-bound efficiency %s, want 100.0%%\n%s", got, text)
+	}
+}
+
+// statValue returns what follows label on its line of a `topo stats` table,
+// whatever the column padding.
+func statValue(t *testing.T, text, label string) string {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, label); ok && strings.HasPrefix(rest, " ") {
+			return strings.TrimSpace(rest)
+		}
+	}
+	t.Fatalf("no %q line in\n%s", label, text)
+	return ""
 }
 
 func TestErrorsAreOneClearLine(t *testing.T) {
@@ -121,10 +143,12 @@ func TestDemoWritesEveryFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "switches                            50") || !strings.Contains(out, "HCAs                                200") {
-		t.Errorf("demo output lacks the q=5 counts:\n%s", out)
+	// the demo is the q=5 Slim Fly: 2q² switches with ⌈k′/2⌉ = 4 HCAs each,
+	// k′ = (3q − δ)/2 = 7
+	if statValue(t, out, "switches") != fmt.Sprint(2*5*5) || statValue(t, out, "HCAs") != fmt.Sprint(2*5*5*4) {
+		t.Errorf("demo output lacks the q=5 counts (50 switches, 200 HCAs):\n%s", out)
 	}
-	for _, f := range fabric.ReadFormats {
+	for _, f := range fabric.ReadFormats() {
 		path := filepath.Join(dir, "sf5"+f.Extension())
 		fh, err := os.Open(path)
 		if err != nil {
@@ -178,8 +202,23 @@ func TestRouteWritesVerifiedFilesDeterministically(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out, "no CDG cycle") || !strings.Contains(out, "uses 3 VLs and 5 SLs") {
+		if !strings.Contains(out, "no CDG cycle") {
 			t.Fatalf("route output:\n%s", out)
+		}
+		// the summary's counts are those of the files: one VL per hop of
+		// the longest route (3 on q=5, diameter 2 plus one for the
+		// almost-minimal layers), as many SLs as path-sl.txt uses
+		var vls, sls int
+		for _, line := range strings.Split(out, "\n") {
+			if i := strings.Index(line, "uses "); i >= 0 && strings.HasPrefix(line, "deadlock scheme hops") {
+				fmt.Sscanf(line[i:], "uses %d VLs and %d SLs", &vls, &sls)
+			}
+		}
+		if want := usedDigits(t, filepath.Join(dir, "sl2vl.txt"), "0x"); vls != 3 || vls != want {
+			t.Errorf("route says %d VLs; sl2vl.txt uses %d, the hop scheme on 3-hop routes 3\n%s", vls, want, out)
+		}
+		if want := usedDigits(t, filepath.Join(dir, "path-sl.txt"), ""); sls != want || sls < 1 || sls > 16 {
+			t.Errorf("route says %d SLs; path-sl.txt uses %d\n%s", sls, want, out)
 		}
 	}
 	for _, name := range []string{"opensm-lfts.txt", "guid2lid", "path-sl.txt", "sl2vl.txt", "summary.json"} {
@@ -301,4 +340,36 @@ func TestVerifyJudgesRoutesFiles(t *testing.T) {
 	if status, ok := err.(exitStatus); !ok || status != 2 {
 		t.Fatalf("an SL2VL file given as path SLs: %v", err)
 	}
+}
+
+// usedDigits counts the distinct hex digits in the table columns of an
+// SL/VL file: after the first "0x" on each line (the GUID), those of the
+// fields starting with prefix (SL2VL bytes), or with prefix "" the digits of
+// the last field (a path-SL row, one SL per DLID).
+func usedDigits(t *testing.T, path, prefix string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[rune]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) < 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if prefix == "" {
+			fs = fs[len(fs)-1:]
+		} else {
+			fs = fs[1:]
+		}
+		for _, f := range fs {
+			if v, ok := strings.CutPrefix(f, prefix); ok && (prefix != "" || len(fs) == 1) {
+				for _, d := range v {
+					seen[d] = true
+				}
+			}
+		}
+	}
+	return len(seen)
 }

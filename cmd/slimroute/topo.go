@@ -22,8 +22,8 @@ import (
 )
 
 func formatList() string {
-	s := make([]string, len(fabric.WriteFormats))
-	for i, f := range fabric.WriteFormats {
+	s := make([]string, len(fabric.WriteFormats()))
+	for i, f := range fabric.WriteFormats() {
 		s[i] = string(f)
 	}
 	return strings.Join(s, "|")
@@ -72,7 +72,7 @@ func loadFabric(c *cli.Context) (*fabric.Fabric, error) {
 // A file that does not parse gets the format it was read as named, and
 // how to name another.
 func readFabricFile(path, format string) (*fabric.Fabric, error) {
-	if format != "" && !slices.Contains(fabric.ReadFormats, fabric.Format(format)) {
+	if format != "" && !slices.Contains(fabric.ReadFormats(), fabric.Format(format)) {
 		return nil, fmt.Errorf("--in-format %q: want one of %s", format, readFormatList())
 	}
 	fh, err := os.Open(path)
@@ -105,8 +105,8 @@ func readFabricFile(path, format string) (*fabric.Fabric, error) {
 }
 
 func readFormatList() string {
-	s := make([]string, len(fabric.ReadFormats))
-	for i, f := range fabric.ReadFormats {
+	s := make([]string, len(fabric.ReadFormats()))
+	for i, f := range fabric.ReadFormats() {
 		s[i] = string(f)
 	}
 	return strings.Join(s, "|")
@@ -133,7 +133,7 @@ func buildFromSpecFile(path string) (*fabric.Fabric, error) {
 func emit(c *cli.Context, f *fabric.Fabric) error {
 	format := fabric.Format(c.String("format"))
 	known := false
-	for _, w := range fabric.WriteFormats {
+	for _, w := range fabric.WriteFormats() {
 		known = known || w == format
 	}
 	if !known {

@@ -7,6 +7,8 @@
 // whether it passed or failed. Tests that need the tools call Require: it
 // skips when they are missing, unless SLIMROUTE_REQUIRE_E2E=1 (set by
 // ./scripts/test and CI), in which case a missing tool fails the test.
+// Under go test -short they skip always: the tests that run real tools are
+// the slow part of the suite.
 package ibsimtest
 
 import (
@@ -35,22 +37,41 @@ const Preload = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 const RequireEnv = "SLIMROUTE_REQUIRE_E2E"
 
 // Require skips t (or fails it, under SLIMROUTE_REQUIRE_E2E=1) unless ibsim,
-// the umad2sim library and the named tools are installed.
+// the umad2sim library and the named tools are installed. Under -short it
+// skips t.
 func Require(t testing.TB, tools ...string) {
 	t.Helper()
+	requireTools(t, Preload, append([]string{"ibsim"}, tools...)...)
+}
+
+// RequireTools is Require for tests that run other external programs
+// without ibsim (tshark, chromium): it skips under -short or when a tool is
+// missing, and fails instead under SLIMROUTE_REQUIRE_E2E=1.
+func RequireTools(t testing.TB, tools ...string) {
+	t.Helper()
+	requireTools(t, "", tools...)
+}
+
+func requireTools(t testing.TB, lib string, tools ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs external tools: skipped under -short")
+	}
 	var missing []string
-	for _, tool := range append([]string{"ibsim"}, tools...) {
+	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
 			missing = append(missing, tool)
 		}
 	}
-	if _, err := os.Stat(Preload); err != nil {
-		missing = append(missing, Preload)
+	if lib != "" {
+		if _, err := os.Stat(lib); err != nil {
+			missing = append(missing, lib)
+		}
 	}
 	if len(missing) == 0 {
 		return
 	}
-	msg := fmt.Sprintf("missing %s; install the Debian packages ibsim-utils libumad2sim0 infiniband-diags opensm (./scripts/test does)", strings.Join(missing, ", "))
+	msg := fmt.Sprintf("missing %s; install the Debian packages ibsim-utils libumad2sim0 infiniband-diags opensm ibutils tshark chromium (./scripts/test does)", strings.Join(missing, ", "))
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatal(msg)
 	}

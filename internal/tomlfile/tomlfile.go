@@ -11,7 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"slimroute/fabric"
+	"slimroute/internal/parseerr"
 )
 
 // Decode reads r into v. known lists the valid keys for the error message.
@@ -24,7 +24,7 @@ func Decode(r io.Reader, file string, v any, known string) error {
 			if strings.Contains(pe.Message, `got '\n'`) && line > 1 {
 				line-- // the newline that ends line N is reported on line N+1
 			}
-			return &fabric.ParseError{File: file, Line: line, Msg: pe.Message}
+			return &parseerr.Error{File: file, Line: line, Msg: pe.Message}
 		}
 		return fmt.Errorf("%s: %w", file, err)
 	}

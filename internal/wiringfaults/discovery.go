@@ -44,7 +44,7 @@ func (c *Case) buildFound(plan *fabric.Fabric, seen []bool, rng *rand.Rand) erro
 	descTaken := map[string]bool{}
 	for i, pn := range c.PlanOf {
 		found[pn] = fabric.NodeID(i)
-		n := *plan.Node(pn)
+		n := plan.Node(pn)
 		n.Place = fabric.Placement{} // discovery knows no racks
 		if c.Naming == FactoryNewGUIDs {
 			n.GUID, n.Attrs = newGUID(rng, n.Kind, taken, descTaken), nil

@@ -80,11 +80,29 @@ func TestLFTsSurviveThePcap(t *testing.T) {
 	if again.String() != first {
 		t.Fatal("two writes of the same tables differ")
 	}
-	// from an HCA as the SM, the routes are one hop longer
-	h := tab.Fabric().IDsOf(fabric.HCA)[0]
-	routes, err := mad.DirectedRoutes(tab.Fabric(), h)
-	if err != nil || len(routes[tab.Switches()[0]]) != 1 {
-		t.Fatalf("routes from %s: %v %v", tab.Fabric().Node(h).Name, routes[tab.Switches()[0]], err)
+	// from an HCA as the SM, every route is one hop longer: out of the
+	// HCA's port to its switch, then the route from that switch
+	f := tab.Fabric()
+	for _, h := range f.IDsOf(fabric.HCA) {
+		port := fabric.PortRef{Node: h, Port: 1}
+		sw, ok := f.Peer(port)
+		if !ok {
+			t.Fatalf("%s port 1 has no cable", f.Name(h))
+		}
+		fromHCA, err := mad.DirectedRoutes(f, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromSwitch, err := mad.DirectedRoutes(f, sw.Node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range tab.Switches() {
+			want := append([]uint8{uint8(port.Port)}, fromSwitch[s]...)
+			if !bytes.Equal(fromHCA[s], want) {
+				t.Fatalf("route from %s to %s is %v, want %v (its switch's route %v one hop longer)", f.Name(h), f.Name(s), fromHCA[s], want, fromSwitch[s])
+			}
+		}
 	}
 }
 
@@ -92,12 +110,7 @@ func TestLFTsSurviveThePcap(t *testing.T) {
 // packet decodes as a directed-route SubnSet(LinearForwardingTable) with no
 // malformed packet, and the 64 ports it shows for a block are ours.
 func TestTsharkDecodesOurSMPs(t *testing.T) {
-	if _, err := exec.LookPath("tshark"); err != nil {
-		if os.Getenv(ibsimtest.RequireEnv) == "1" {
-			t.Fatal("tshark is missing; install it (./scripts/test does)")
-		}
-		t.Skip("tshark is missing")
-	}
+	ibsimtest.RequireTools(t, "tshark")
 	tab := tables(t)
 	path := filepath.Join(t.TempDir(), "lfts.pcap")
 	fh, _ := os.Create(path)
