@@ -2,7 +2,6 @@ package wiringfaults
 
 import (
 	"math/rand/v2"
-	"slices"
 
 	"slimroute/fabric"
 )
@@ -431,16 +430,4 @@ func (in *injector) degrade() (Fault, bool) {
 	in.cab.unplug(a)
 	in.cab.plug(a, x, r)
 	return Fault{Degraded, []Step{{Replace, a, x}}}, true
-}
-
-// kindsIn returns the kinds of fs, sorted, each once.
-func kindsIn(fs []Fault) []Kind {
-	var ks []Kind
-	for _, f := range fs {
-		if !slices.Contains(ks, f.Kind) {
-			ks = append(ks, f.Kind)
-		}
-	}
-	slices.Sort(ks)
-	return ks
 }
