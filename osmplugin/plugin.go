@@ -9,10 +9,12 @@
 // The C shim (shim.c) is a thin adapter: on every heavy sweep it writes
 // OpenSM's discovered subnet — nodes, cables, LIDs, LMC — in slimroute's
 // JSON fabric format and hands it to slimrouteCompute, which runs the same
-// pipeline as `slimroute route` with OpenSM's LIDs. The shim then copies
-// the tables into new_lft and answers path_sl and update_sl2vl from the
-// result. A failed computation leaves OpenSM to its default engine; the
-// previous result keeps serving path records until a new one is complete.
+// pipeline as `slimroute route` with OpenSM's LIDs (package engine, where
+// the logic lives and is tested without OpenSM). The shim then copies the
+// tables into new_lft and answers path_sl and update_sl2vl from the
+// result. A failed computation leaves OpenSM to the next engine of its
+// routing_engine list, which then answers path records itself (see
+// docs/opensm-plugin.md for a deadlock-free choice).
 package main
 
 /*
@@ -23,27 +25,18 @@ package main
 import "C"
 
 import (
-	"bytes"
-	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"unsafe"
 
 	"slimroute/fabric"
 	"slimroute/lft"
-	"slimroute/pipeline"
+	"slimroute/osmplugin/engine"
 )
-
-// state is one finished computation; it is replaced whole, never edited.
-type state struct {
-	res   *pipeline.Result
-	nodes map[fabric.GUID]fabric.NodeID
-}
 
 var (
 	mu      sync.RWMutex
-	current *state
+	current *engine.State
 )
 
 // writeMsg copies text into the C buffer buf of n bytes, cut to fit and
@@ -69,52 +62,21 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 //
 //export slimrouteCompute
 func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) C.int {
-	cfg := pipeline.Config{LMC: -1, Deadlock: "auto", Workers: runtime.GOMAXPROCS(0)}
-	if p := C.GoString(cfgPath); p != "" {
-		fh, err := os.Open(p)
-		if err != nil {
-			return errOut(msg, msgLen, fmt.Errorf("reading the plugin settings: %w", err))
-		}
-		cfg, err = pipeline.ParseConfig(fh, p)
-		fh.Close()
-		if err != nil {
-			return errOut(msg, msgLen, err)
-		}
-		if cfg.Deadlock == "" {
-			cfg.Deadlock = "auto" // a failing cable must not push OpenSM off the plugin
-		}
-	}
-	data := C.GoBytes(unsafe.Pointer(js), jsLen)
-	f, err := fabric.ReadJSON(bytes.NewReader(data), "OpenSM subnet")
-	if err == nil {
-		// OpenSM's tables are not in GUID order; route as offline does
-		f, err = f.Canonical()
-	}
+	st, err := engine.Compute(C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath), runtime.GOMAXPROCS(0))
 	if err != nil {
 		return errOut(msg, msgLen, err)
-	}
-	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
-	cfg.LIDsFromFabric, cfg.LMC = true, 0
-	res, err := pipeline.Run(f, cfg)
-	if err != nil {
-		return errOut(msg, msgLen, err)
-	}
-	st := &state{res: res, nodes: map[fabric.GUID]fabric.NodeID{}}
-	for i := range f.NumNodes() {
-		st.nodes[f.Node(fabric.NodeID(i)).GUID] = fabric.NodeID(i)
 	}
 	mu.Lock()
 	current = st
 	mu.Unlock()
-	writeMsg(msg, msgLen, summary(res))
+	writeMsg(msg, msgLen, engine.Summary(st.Res))
 	return 0
 }
 
-// summary is the line OpenSM logs after a successful computation.
-func summary(res *pipeline.Result) string {
-	a := res.Assignment
-	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s), deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
-		res.Routing.NumSwitches(), len(res.LIDs.Ports), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
+func currentState() *engine.State {
+	mu.RLock()
+	defer mu.RUnlock()
+	return current
 }
 
 // slimrouteLFT copies the table of switch guid into lft (size entries,
@@ -123,14 +85,12 @@ func summary(res *pipeline.Result) string {
 //
 //export slimrouteLFT
 func slimrouteLFT(guid C.uint64_t, out *C.uint8_t, size C.int) C.int {
-	mu.RLock()
-	st := current
-	mu.RUnlock()
+	st := currentState()
 	if st == nil {
 		return -1
 	}
-	tab := st.res.Tables.LFT(st.nodes[fabric.GUID(guid)])
-	if tab == nil {
+	tab, ok := st.LFT(fabric.GUID(guid))
+	if !ok {
 		return -1
 	}
 	dst := unsafe.Slice((*byte)(unsafe.Pointer(out)), int(size))
@@ -144,41 +104,22 @@ func slimrouteLFT(guid C.uint64_t, out *C.uint8_t, size C.int) C.int {
 //
 //export slimroutePathSL
 func slimroutePathSL(slid, dlid C.uint16_t) C.uint8_t {
-	mu.RLock()
-	st := current
-	mu.RUnlock()
+	st := currentState()
 	if st == nil {
 		return 0
 	}
-	owner, _, ok := st.res.LIDs.Owner(lft.LID(slid))
-	if !ok || owner.Port.Port == 0 {
-		return 0
-	}
-	return C.uint8_t(st.res.Tables.PathSL(owner.Port, lft.LID(dlid)))
+	return C.uint8_t(st.PathSL(lft.LID(slid), lft.LID(dlid)))
 }
 
-// slimrouteSL2VL returns the VL for (node guid, in port, out port, SL): a
-// switch's from the tables, an HCA's as the VL assignment maps the
-// scheme's first hop.
+// slimrouteSL2VL returns the VL for (node guid, in port, out port, SL).
 //
 //export slimrouteSL2VL
 func slimrouteSL2VL(guid C.uint64_t, in, out, sl C.uint8_t) C.uint8_t {
-	mu.RLock()
-	st := current
-	mu.RUnlock()
+	st := currentState()
 	if st == nil {
 		return 0
 	}
-	id, ok := st.nodes[fabric.GUID(guid)]
-	switch {
-	case !ok:
-		return 0
-	case st.res.Routing.SwitchIndex(id) >= 0:
-		return C.uint8_t(st.res.Tables.SL2VL(id, int(in), int(out), uint8(sl)))
-	}
-	// an HCA's table is its egress: the route's first hop, as if from the
-	// HCA itself (in port 0)
-	return C.uint8_t(st.res.Assignment.VL(id, 0, int(out), uint8(sl)))
+	return C.uint8_t(st.SL2VL(fabric.GUID(guid), int(in), int(out), uint8(sl)))
 }
 
 func main() {}

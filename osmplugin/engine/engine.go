@@ -1,0 +1,106 @@
+// Package engine is what the OpenSM plugin (package osmplugin) answers,
+// in Go terms: it routes the subnet OpenSM hands over with the same
+// pipeline as `slimroute route`, and answers OpenSM's questions — a
+// switch's LFT, a path record's SL, an SL2VL entry — from the result. The
+// cgo plugin only translates C values to and from these calls, so this is
+// where its logic is tested, without OpenSM.
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+	"slimroute/pipeline"
+)
+
+// State is one finished computation; it is replaced whole, never edited.
+// Its methods answer OpenSM's questions in Go terms; the exported cgo
+// functions only translate C values.
+type State struct {
+	Res   *pipeline.Result
+	nodes map[fabric.GUID]fabric.NodeID
+}
+
+// Compute routes the subnet OpenSM discovered, given as slimroute JSON,
+// with the settings in the TOML file cfgPath ("" for the defaults) on up
+// to workers goroutines.
+func Compute(js []byte, cfgPath string, workers int) (*State, error) {
+	cfg := pipeline.Config{LMC: -1, Deadlock: "auto"}
+	if cfgPath != "" {
+		fh, err := os.Open(cfgPath)
+		if err != nil {
+			return nil, fmt.Errorf("reading the plugin settings: %w", err)
+		}
+		cfg, err = pipeline.ParseConfig(fh, cfgPath)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Deadlock == "" {
+			cfg.Deadlock = "auto" // a failing cable must not push OpenSM off the plugin
+		}
+	}
+	f, err := fabric.ReadJSON(bytes.NewReader(js), "OpenSM subnet")
+	if err == nil {
+		// OpenSM's tables are not in GUID order; route as offline does
+		f, err = f.Canonical()
+	}
+	if err != nil {
+		return nil, err
+	}
+	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
+	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
+	res, err := pipeline.Run(f, cfg)
+	if err != nil {
+		return nil, err
+	}
+	st := &State{Res: res, nodes: map[fabric.GUID]fabric.NodeID{}}
+	for i := range f.NumNodes() {
+		st.nodes[f.Node(fabric.NodeID(i)).GUID] = fabric.NodeID(i)
+	}
+	return st, nil
+}
+
+// Summary is the line OpenSM logs after a successful computation.
+func Summary(res *pipeline.Result) string {
+	a := res.Assignment
+	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s), deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
+		res.Routing.NumSwitches(), len(res.LIDs.Ports), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
+}
+
+// LFT returns the table of the switch with node GUID guid.
+func (st *State) LFT(guid fabric.GUID) ([]uint8, bool) {
+	id, ok := st.nodes[guid]
+	if !ok {
+		return nil, false
+	}
+	tab := st.Res.Tables.LFT(id)
+	return tab, tab != nil
+}
+
+// PathSL is the SL of a path record from slid to dlid: 0 unless slid is
+// an HCA port's.
+func (st *State) PathSL(slid, dlid lft.LID) uint8 {
+	owner, _, ok := st.Res.LIDs.Owner(slid)
+	if !ok || owner.Port.Port == 0 {
+		return 0
+	}
+	return st.Res.Tables.PathSL(owner.Port, dlid)
+}
+
+// SL2VL is the VL node guid puts a packet on from port in to port out with
+// SL sl: a switch's from the tables, an HCA's as the VL assignment maps
+// the route's first hop (its egress, as if from the HCA itself, in port 0).
+func (st *State) SL2VL(guid fabric.GUID, in, out int, sl uint8) uint8 {
+	id, ok := st.nodes[guid]
+	switch {
+	case !ok:
+		return 0
+	case st.Res.Routing.SwitchIndex(id) >= 0:
+		return st.Res.Tables.SL2VL(id, in, out, sl)
+	}
+	return st.Res.Assignment.VL(id, 0, out, sl)
+}

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+	"slimroute/pipeline"
+	"slimroute/slimfly"
+)
+
+// subnet returns the q=3 Slim Fly as the shim hands it over: slimroute
+// JSON with the LIDs OpenSM assigned (LMC lmc) on every port.
+func subnet(t *testing.T, lmc int) (*fabric.Fabric, []byte) {
+	t.Helper()
+	f, err := slimfly.Build(slimfly.Params{Q: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := f.Nodes()
+	for _, p := range lids.Ports {
+		n := &nodes[p.Port.Node]
+		if n.Attrs == nil {
+			n.Attrs = map[int]fabric.PortAttr{}
+		}
+		a := n.Attrs[p.Port.Port]
+		a.LID, a.LMC = uint16(p.Base), p.LMC
+		n.Attrs[p.Port.Port] = a
+	}
+	g, err := fabric.New(nodes, f.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := fabric.WriteJSON(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	return g, b.Bytes()
+}
+
+func settings(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "slimroute.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPluginAnswersAsThePipeline: what the plugin hands OpenSM — every
+// switch's LFT, the path SL of every (source LID, DLID), every SL2VL
+// entry — is what pipeline.Run computes for the same subnet; unknown
+// GUIDs and LIDs get "none" answers, never another node's.
+func TestPluginAnswersAsThePipeline(t *testing.T) {
+	f, js := subnet(t, 2)
+	st, err := Compute(js, "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pipeline.Run(f, pipeline.Config{Deadlock: "auto", LIDsFromFabric: true, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sw := range want.Tables.Switches() {
+		got, ok := st.LFT(f.Node(sw).GUID)
+		if !ok || !bytes.Equal(got, want.Tables.LFT(sw)) {
+			t.Fatalf("%s: the plugin's LFT differs from the pipeline's", f.Node(sw).Name)
+		}
+	}
+	if _, ok := st.LFT(0xdeadbeef); ok {
+		t.Fatal("an unknown switch GUID got a table")
+	}
+	lids := want.LIDs
+	for _, src := range lids.Ports {
+		for dlid := lft.LID(1); dlid <= lids.Top; dlid++ {
+			w := want.Tables.PathSL(src.Port, dlid)
+			if src.Port.Port == 0 {
+				w = 0 // a switch sends no path records
+			}
+			if got := st.PathSL(src.Base+1%(1<<src.LMC), dlid); got != w {
+				t.Fatalf("path SL %d -> %d: %d, want %d", src.Base, dlid, got, w)
+			}
+		}
+	}
+	if st.PathSL(lids.Top+1, 1) != 0 {
+		t.Fatal("an unknown source LID got an SL")
+	}
+	for _, sw := range want.Tables.Switches() {
+		n := f.Node(sw)
+		for in := 0; in <= n.Ports; in++ {
+			for out := 1; out <= n.Ports; out++ {
+				for sl := uint8(0); sl < 16; sl++ {
+					if got, w := st.SL2VL(n.GUID, in, out, sl), want.Tables.SL2VL(sw, in, out, sl); got != w {
+						t.Fatalf("%s %d->%d SL %d: VL %d, want %d", n.Name, in, out, sl, got, w)
+					}
+				}
+			}
+		}
+	}
+	// an HCA's egress under the hop-indexed scheme: VL 0 for every SL
+	h := f.IDsOf(fabric.HCA)[0]
+	for sl := uint8(0); sl < 16; sl++ {
+		if vl := st.SL2VL(f.Node(h).GUID, 0, 1, sl); vl != 0 {
+			t.Fatalf("HCA egress SL %d: VL %d, want 0 (hop 0)", sl, vl)
+		}
+	}
+	if !strings.Contains(Summary(st.Res), "verifier: no loops, acyclic") {
+		t.Fatalf("summary %q", Summary(st.Res))
+	}
+}
+
+// TestPluginHCAEgressFollowsDFSSSP: with DFSSSP an HCA sends SL k on VL k
+// (the SL is the route's VL).
+func TestPluginHCAEgressFollowsDFSSSP(t *testing.T) {
+	f, js := subnet(t, 2)
+	st, err := Compute(js, settings(t, "deadlock = \"dfsssp\"\nvls = 4\n"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.Node(f.IDsOf(fabric.HCA)[0]).GUID
+	for sl := uint8(0); sl < 4; sl++ {
+		if vl := st.SL2VL(h, 0, 1, sl); int(vl) != int(sl)%st.Res.Assignment.VLs {
+			t.Fatalf("HCA egress SL %d: VL %d with %d VLs in use", sl, vl, st.Res.Assignment.VLs)
+		}
+	}
+}
+
+// TestPluginRefusesWhatItCannotRoute: bad settings name the key, and an
+// LMC that cannot hold the layers says which LMC would.
+func TestPluginRefusesWhatItCannotRoute(t *testing.T) {
+	_, js := subnet(t, 2)
+	if _, err := Compute(js, settings(t, "layres = 4\n"), 2); err == nil || !strings.Contains(err.Error(), "unknown key layres") {
+		t.Fatalf("bad settings: %v", err)
+	}
+	if _, err := Compute(js, filepath.Join(t.TempDir(), "none.toml"), 2); err == nil || !strings.Contains(err.Error(), "reading the plugin settings") {
+		t.Fatalf("missing settings file: %v", err)
+	}
+	_, lmc0 := subnet(t, 0)
+	if _, err := Compute(lmc0, settings(t, "layers = 4\n"), 2); err == nil || !strings.Contains(err.Error(), "needs LMC 2") {
+		t.Fatalf("layers 4 on LMC 0: %v", err)
+	}
+	if _, err := Compute([]byte("{"), "", 2); err == nil {
+		t.Fatal("a broken subnet description was accepted")
+	}
+}
