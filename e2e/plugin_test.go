@@ -163,8 +163,14 @@ func waitForResweep(t *testing.T, sm *ibsimtest.SM, timeout time.Duration) {
 // layout) for the verifier.
 func readSL2VL(t *testing.T, sim *ibsimtest.Sim, rt *routed) string {
 	t.Helper()
+	return readSL2VLOf(t, sim, rt, rt.tab.Switches())
+}
+
+// readSL2VLOf is readSL2VL for some switches only.
+func readSL2VLOf(t *testing.T, sim *ibsimtest.Sim, rt *routed, switches []fabric.NodeID) string {
+	t.Helper()
 	var held strings.Builder
-	for _, sw := range rt.tab.Switches() {
+	for _, sw := range switches {
 		own, _ := rt.tab.LIDs().Of(fabric.PortRef{Node: sw})
 		n := rt.f.Node(sw)
 		for out := 1; out <= n.Ports; out++ {
