@@ -135,6 +135,8 @@ func (t *view) Step(layer, s, d int) (int, int, bool, error) {
 	return 0, 0, false, fmt.Errorf("%s sends %s (LID offset %d) out of port %d, which does not lead toward it", sw.Name, t.f.PortString(t.eps[d]), layer, p)
 }
 
+func (t *view) SwitchName(s int) string { return t.f.Node(t.v.IDs[s]).Name }
+
 func (t *view) ChannelName(ch int) string {
 	s := sort.Search(len(t.chOff), func(i int) bool { return t.chOff[i] > ch }) - 1
 	c := t.v.Adj[s][ch-t.chOff[s]]
