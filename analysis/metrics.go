@@ -54,6 +54,9 @@ type Report struct {
 	// Patterns are link loads under traffic patterns, every flow split
 	// evenly over the layers, each endpoint injecting at link rate 1.
 	Patterns []PatternLoad `json:"patterns"`
+	// Shifts is the link load of every shift permutation, per layer and
+	// over all layers.
+	Shifts *ShiftReport `json:"shift_permutations"`
 	// Ceiling sets the disjoint-path figures beside what the graph allows;
 	// nil when it could not be computed, CeilingError saying why.
 	Ceiling      *CeilingReport `json:"ceiling,omitempty"`
@@ -97,6 +100,9 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 	}
 	if opts.ListShort == 0 {
 		opts.ListShort = 20
+	}
+	if b := opts.Bounds; !b.PerPair && (b.Min < 0 || b.Max < b.Min || (b.Min == 0) != (b.Max == 0) || b.Max > layers.MaxSearchLen) {
+		return nil, fmt.Errorf("path-length bounds min-len=%d, max-len=%d: set both, 1 ≤ min-len ≤ max-len ≤ %d, or neither for the default", b.Min, b.Max, layers.MaxSearchLen)
 	}
 	t, err := newView(tab, opts.Layers)
 	if err != nil {
@@ -245,6 +251,9 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 			pl.EffectiveBandwidth += effective(m) / float64(opts.Permutations)
 		}
 		rep.Patterns = append(rep.Patterns, pl)
+	}
+	if rep.Shifts, err = shiftLoads(t, rank); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }
