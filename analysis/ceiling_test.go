@@ -202,6 +202,9 @@ func TestSlimFlyCeilingAtThreeHops(t *testing.T) {
 					if n < 3 {
 						shortAdjacent += eps
 					}
+					if c.q == 5 && n != 1 {
+						t.Fatalf("q=5: adjacent %d → %d has ceiling %d; girth 5 leaves only the cable", s, u, n)
+					}
 				}
 			}
 		}
@@ -210,8 +213,26 @@ func TestSlimFlyCeilingAtThreeHops(t *testing.T) {
 		if math.Abs(share-c.share) > 0.0005 {
 			t.Errorf("q=%d: share %.4f, issue 15 measured %.3f", c.q, share, c.share)
 		}
-		if c.q == 5 && pairs-three != adjacent {
-			t.Errorf("q=5: %d pairs below 3, want exactly the %d adjacent ones", pairs-three, adjacent)
+		// q = 5 is the Hoffman–Singleton graph (degree 7, girth 5): no
+		// triangle or 4-cycle, so an adjacent pair has only its cable within
+		// 3 hops (ceiling 1) and 3 is possible for the 42 of 49 others.
+		if c.q == 5 && (pairs-three != adjacent || shortAdjacent != adjacent || three*49 != pairs*42) {
+			t.Errorf("q=5: %d of %d pairs below 3, want exactly the %d adjacent ones (42/49 at 3)", pairs-three, pairs, adjacent)
+		}
+	}
+}
+
+// go test ./analysis -run - -bench Ceilings: every switch pair of Slim Fly
+// q = 13 (338 switches) at the default bounds, capped at 4 layers.
+func BenchmarkCeilingsSlimFly13(b *testing.B) {
+	f, err := slimfly.Build(slimfly.Params{Q: 13})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := f.SwitchView()
+	for b.Loop() {
+		if _, err := computeCeilings(v, layers.Bounds{}, 4, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
