@@ -120,7 +120,8 @@ func allDistances(v *fabric.SwitchView) []uint8 {
 }
 
 // computeCeilings finds the ceiling of every ordered pair of distinct
-// switches, capped at limit (≤ 255); name names a switch in errors.
+// switches with endpoints, capped at limit (≤ 255); name names a switch in
+// errors.
 func computeCeilings(v *fabric.SwitchView, b layers.Bounds, limit int, name func(s int) string) (*ceilings, error) {
 	S := len(v.IDs)
 	if name == nil {
@@ -135,8 +136,8 @@ func computeCeilings(v *fabric.SwitchView, b layers.Bounds, limit int, name func
 	for s := 0; s < S; s++ {
 		for t := 0; t < S; t++ {
 			d := c.dist[s*S+t]
-			if s == t || d == unreachable {
-				continue
+			if s == t || d == unreachable || len(v.Endpoints[s]) == 0 || len(v.Endpoints[t]) == 0 {
+				continue // no pair of the figures: spare the core of a fat tree
 			}
 			allowed := allowedLengths(c.bounds, int(d))
 			var n int

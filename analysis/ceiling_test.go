@@ -6,17 +6,20 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"slimroute/clos"
 	"slimroute/fabric"
 	"slimroute/layers"
 	"slimroute/slimfly"
 )
 
-// randomSwitches builds a switch view of S switches joined by random
-// cables, parallel cables included; port numbers follow cable order.
+// randomSwitches builds a switch view of S switches, each with an
+// endpoint, joined by random cables, parallel cables included; port
+// numbers follow cable order.
 func randomSwitches(rng *rand.Rand, S, cables int) *fabric.SwitchView {
-	v := &fabric.SwitchView{IDs: make([]fabric.NodeID, S), Adj: make([][]fabric.Channel, S)}
+	v := &fabric.SwitchView{IDs: make([]fabric.NodeID, S), Adj: make([][]fabric.Channel, S), Endpoints: make([][]fabric.PortRef, S)}
 	for i := range v.IDs {
 		v.IDs[i] = fabric.NodeID(i)
+		v.Endpoints[i] = []fabric.PortRef{{Node: fabric.NodeID(S + i), Port: 1}}
 	}
 	for l := 0; l < cables; l++ {
 		a, b := rng.IntN(S), rng.IntN(S)
@@ -223,12 +226,26 @@ func TestSlimFlyCeilingAtThreeHops(t *testing.T) {
 }
 
 // go test ./analysis -run - -bench Ceilings: every switch pair of Slim Fly
-// q = 13 (338 switches) at the default bounds, capped at 4 layers.
+// q = 13 (338 switches; the flow network) and of a three-level fat tree of
+// radix 16 (320 switches, 128 leaves; the enumeration: 4 hops) at the
+// default bounds, capped at 4 layers.
 func BenchmarkCeilingsSlimFly13(b *testing.B) {
 	f, err := slimfly.Build(slimfly.Params{Q: 13})
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchmarkCeilings(b, f)
+}
+
+func BenchmarkCeilingsClos3(b *testing.B) {
+	f, err := clos.Build(clos.Params{Levels: 3, Radix: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkCeilings(b, f)
+}
+
+func benchmarkCeilings(b *testing.B, f *fabric.Fabric) {
 	v := f.SwitchView()
 	for b.Loop() {
 		if _, err := computeCeilings(v, layers.Bounds{}, 4, nil); err != nil {
