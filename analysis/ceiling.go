@@ -9,39 +9,6 @@ import (
 	"slimroute/layers"
 )
 
-// The ceiling of a switch pair (s, t) is the largest number of pairwise
-// channel-disjoint simple paths from s to t whose lengths the bounds allow:
-// no destination-based routing with paths of those lengths, whatever its
-// number of layers, gives the pair more disjoint paths. A pair at distance d
-// may use length d (layer 0 is minimal) and the lengths [lo, hi] the bounds
-// give layers ≥ 1 (layers.Bounds: 2..3 hops on a Slim Fly, else d..d+1).
-//
-// Two exact methods, chosen by the longest allowed length:
-//
-//   - At most 3 hops: a maximum s–t flow on a four-level network — s; one
-//     node a₁ per neighbour a of s; one node b₂ per neighbour b of t; t —
-//     with an arc s→a₁ per channel s→a, b₂→t per channel b→t, a₁→b₂ per
-//     channel a→b (length 3), a₁→a₂ of unbounded capacity when a neighbours
-//     both (length 2) and s→t per direct channel (length 1). Every path of
-//     this network is a simple s–t path of 1, 2 or 3 hops and every such
-//     path is one of the network's, and each channel of the fabric is
-//     exactly one arc of capacity 1 (a first hop leaves s, a last hop
-//     enters t, a middle hop joins two switches other than s and t), so an
-//     integral maximum flow decomposes into that many channel-disjoint
-//     paths and any set of disjoint paths is a flow: the flow value is the
-//     ceiling. (Ford–Fulkerson with depth-first augmenting paths; the
-//     network has at most 2 + 2·degree nodes.)
-//   - Longer bounds: the flow argument fails (a channel may sit at several
-//     distances from s, and bounded edge-disjoint paths are NP-hard from
-//     4 hops on, Itai, Perl and Shiloach 1982), so every bounded simple path
-//     is enumerated and the largest disjoint subset found by branch and
-//     bound, the bound being the distinct first and last channels still
-//     usable. Enumeration and search have budgets (ceilingPathBudget,
-//     ceilingSearchBudget); beyond them Ceiling fails rather than guess.
-//
-// Both stop at limit: the figures compare against L layers, so a ceiling
-// above L is reported as L.
-
 // Budgets of the enumerating method, per switch pair.
 const (
 	ceilingPathBudget   = 1 << 14
@@ -120,8 +87,41 @@ func allDistances(v *fabric.SwitchView) []uint8 {
 }
 
 // computeCeilings finds the ceiling of every ordered pair of distinct
-// switches with endpoints, capped at limit (≤ 255); name names a switch in
-// errors.
+// switches with endpoints.
+//
+// The ceiling of a switch pair (s, t) is the largest number of pairwise
+// channel-disjoint simple paths from s to t whose lengths the bounds allow:
+// no destination-based routing with paths of those lengths, whatever its
+// number of layers, gives the pair more disjoint paths. A pair at distance d
+// may use length d (layer 0 is minimal) and the lengths [lo, hi] the bounds
+// give layers ≥ 1 (layers.Bounds: 2..3 hops on a Slim Fly, else d..d+1).
+//
+// Two exact methods, chosen by the longest allowed length:
+//
+//   - At most 3 hops: a maximum s–t flow on a four-level network — s; one
+//     node a₁ per neighbour a of s; one node b₂ per neighbour b of t; t —
+//     with an arc s→a₁ per channel s→a, b₂→t per channel b→t, a₁→b₂ per
+//     channel a→b (length 3), a₁→a₂ of unbounded capacity when a neighbours
+//     both s and t (length 2) and s→t per direct channel (length 1). Every path of
+//     this network is a simple s–t path of 1, 2 or 3 hops and every such
+//     path is one of the network's, and each channel of the fabric is
+//     exactly one arc of capacity 1 (a first hop leaves s, a last hop
+//     enters t, a middle hop joins two switches other than s and t), so an
+//     integral maximum flow of this acyclic network decomposes into that
+//     many channel-disjoint paths and any set of disjoint paths is a flow:
+//     the flow value is the ceiling. (Ford–Fulkerson with depth-first
+//     augmenting paths; the network has at most 2 + 2·degree nodes.)
+//   - Longer bounds: the flow argument fails (a channel may sit at several
+//     distances from s; bounded edge-disjoint paths are NP-complete beyond
+//     small bounds, Itai, Perl and Shiloach, Networks 1982), so every
+//     bounded simple path is enumerated and the largest disjoint subset
+//     found by branch and bound, the bound being the distinct first and
+//     last channels still usable. Enumeration and search have budgets (ceilingPathBudget,
+//     ceilingSearchBudget); beyond them it fails rather than guess.
+//
+// Both stop at limit (≤ 255): the figures compare against L layers, so a
+// ceiling above L is reported as L. Only pairs of switches with endpoints
+// are computed; name names a switch in errors.
 func computeCeilings(v *fabric.SwitchView, b layers.Bounds, limit int, name func(s int) string) (*ceilings, error) {
 	S := len(v.IDs)
 	if name == nil {
@@ -170,7 +170,7 @@ func channelOffsets(v *fabric.SwitchView) []int {
 type flowNet struct {
 	arcs  []flowArc
 	out   [][]int32 // arc indices per node
-	near  []int32   // per switch: its a₁ node, or -1 (stamped per pair)
+	near  []int32   // per switch: its a₁ node, or -1 (reset after each pair)
 	far   []int32   // per switch: its b₂ node, or -1
 	sw    []int     // per node: its switch
 	seen  []int32   // per node: the augmentation that visited it
