@@ -26,6 +26,10 @@ type Options struct {
 	// ListShort is how many pairs short of their ceiling to list; 0 means
 	// 20.
 	ListShort int
+	// Workers is how many goroutines may measure the shift permutations
+	// (the caller's choice, e.g. runtime.GOMAXPROCS(0)); 0 or 1 means one.
+	// The report is the same for every value.
+	Workers int
 }
 
 // Report holds the quality figures of a routing. A "pair" is a (source
@@ -252,7 +256,7 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 		}
 		rep.Patterns = append(rep.Patterns, pl)
 	}
-	if rep.Shifts, err = shiftLoads(t, rank); err != nil {
+	if rep.Shifts, err = shiftLoads(t, rank, opts.Workers); err != nil {
 		return nil, err
 	}
 	return rep, nil

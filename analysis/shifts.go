@@ -1,6 +1,9 @@
 package analysis
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // ShiftReport gives the link load of every shift permutation — rank i
 // sends to rank i+s (mod N) over the endpoints in rank order, for s =
@@ -80,9 +83,9 @@ func (h *hopTable) addPath(load []float64, k, s, d int, w float64, limit int) er
 }
 
 // shiftLoads measures every shift permutation over the endpoints in rank
-// order.
-func shiftLoads(t *view, rank []int) (*ShiftReport, error) {
-	L, S, N, C := t.NumLayers(), t.NumSwitches(), t.NumEndpoints(), t.NumChannels()
+// order, on up to workers goroutines.
+func shiftLoads(t *view, rank []int, workers int) (*ShiftReport, error) {
+	L, N := t.NumLayers(), t.NumEndpoints()
 	rep := &ShiftReport{Shifts: max(N-1, 0), All: ShiftLoad{Layer: -1}}
 	for k := 0; k < L; k++ {
 		rep.Layers = append(rep.Layers, ShiftLoad{Layer: k})
@@ -94,12 +97,49 @@ func shiftLoads(t *view, rank []int) (*ShiftReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// peak[shift*(L+1)+k]: the most loaded link of a shift in layer k, and
+	// at k = L over all layers; shifts are dealt round-robin to workers and
+	// summed in shift order, so every worker count gives the same report
+	peak := make([]float64, N*(L+1))
+	workers = max(1, min(workers, N-1))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			errs[w] = h.shiftPeaks(t, rank, 1+w, workers, peak)
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for shift := 1; shift < N; shift++ {
+		row := peak[shift*(L+1) : (shift+1)*(L+1)]
+		for k := range rep.Layers {
+			rep.Layers[k].note(shift, row[k])
+		}
+		rep.All.note(shift, row[L])
+	}
+	for k := range rep.Layers {
+		rep.Layers[k].MeanMaxLoad /= float64(rep.Shifts)
+	}
+	rep.All.MeanMaxLoad /= float64(rep.Shifts)
+	return rep, nil
+}
+
+// shiftPeaks measures the shifts first, first+step, … into peak.
+func (h *hopTable) shiftPeaks(t *view, rank []int, first, step int, peak []float64) error {
+	L, S, N, C := t.NumLayers(), t.NumSwitches(), t.NumEndpoints(), t.NumChannels()
 	load := make([][]float64, L)
 	for k := range load {
 		load[k] = make([]float64, C)
 	}
 	all := make([]float64, C)
-	for shift := 1; shift < N; shift++ {
+	for shift := first; shift < N; shift += step {
 		for k := range load {
 			clear(load[k])
 		}
@@ -107,24 +147,21 @@ func shiftLoads(t *view, rank []int) (*ShiftReport, error) {
 			s, d := t.epSw[src], rank[(i+shift)%N]
 			for k := 0; k < L; k++ {
 				if err := h.addPath(load[k], k, s, d, 1, S); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 		clear(all)
+		row := peak[shift*(L+1) : (shift+1)*(L+1)]
 		for k := range load {
-			rep.Layers[k].note(shift, maxOf(load[k]))
+			row[k] = maxOf(load[k])
 			for ch, v := range load[k] {
 				all[ch] += v
 			}
 		}
-		rep.All.note(shift, maxOf(all)/float64(L))
+		row[L] = maxOf(all) / float64(L)
 	}
-	for k := range rep.Layers {
-		rep.Layers[k].MeanMaxLoad /= float64(rep.Shifts)
-	}
-	rep.All.MeanMaxLoad /= float64(rep.Shifts)
-	return rep, nil
+	return nil
 }
 
 // note counts one shift whose most loaded link carries m (the mean is

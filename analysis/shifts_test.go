@@ -53,8 +53,9 @@ func shiftReference(t *testing.T, tab *lft.Tables) *ShiftReport {
 	return rep
 }
 
-// The shift loads Analyze reports are those of walking every flow, for
-// slimroute's routings (Slim Fly, Clos, several seeds) and OpenSM's dump;
+// The shift loads Analyze reports, on 1 to 3 workers, are those of walking
+// every flow, for slimroute's routings (Slim Fly, Clos, several seeds) and
+// OpenSM's dump;
 // splitting flows over the layers never loads a link more than the worst
 // layer does.
 func TestShiftLoadsMatchWalkingEveryFlow(t *testing.T) {
@@ -85,14 +86,15 @@ func TestShiftLoadsMatchWalkingEveryFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases = append(cases, tc{"OpenSM minhop dump", dump})
-	for _, c := range cases {
-		rep, err := Analyze(c.tab, Options{Permutations: 1})
+	for i, c := range cases {
+		workers := 1 + i%3 // the report is the same on any number
+		rep, err := Analyze(c.tab, Options{Permutations: 1, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := shiftReference(t, c.tab)
 		if fmt.Sprint(*rep.Shifts) != fmt.Sprint(*want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", c.name, *rep.Shifts, *want)
+			t.Errorf("%s, %d workers:\n got %+v\nwant %+v", c.name, workers, *rep.Shifts, *want)
 		}
 		if rep.Shifts.Shifts == 0 || rep.Shifts.Shifts != rep.Endpoints-1 {
 			t.Errorf("%s: %d shifts over %d endpoints", c.name, rep.Shifts.Shifts, rep.Endpoints)

@@ -76,7 +76,7 @@ Examples:
 				stats, bounds = r.Stats, r.Bounds
 				engine += fmt.Sprintf(" (%s in layers ≥ 1)", r.Bounds)
 			}
-			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed"), Layers: c.Int("lft-layers"), Bounds: bounds})
+			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed"), Layers: c.Int("lft-layers"), Bounds: bounds, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				return err
 			}
