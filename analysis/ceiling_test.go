@@ -253,3 +253,30 @@ func benchmarkCeilings(b *testing.B, f *fabric.Fabric) {
 		}
 	}
 }
+
+// Zero bounds resolve as layers.Compute resolves them, so the ceiling of
+// another engine's tables uses the bounds slimroute would route with.
+func TestDefaultBoundsAreThoseOfLayers(t *testing.T) {
+	sf, _ := slimfly.Build(slimfly.Params{Q: 5})
+	two, err := clos.Build(clos.Params{Radix: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := clos.Build(clos.Params{Levels: 3, Radix: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*fabric.Fabric{sf, two, three} {
+		r, err := layers.Compute(f, layers.Options{Layers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := computeCeilings(f.SwitchView(), layers.Bounds{}, 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.bounds != r.Bounds {
+			t.Errorf("%d switches: bounds %v, layers routes with %v", len(f.SwitchView().IDs), c.bounds, r.Bounds)
+		}
+	}
+}
