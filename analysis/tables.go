@@ -1,6 +1,7 @@
 // Package analysis measures layered routings: path lengths, link-disjoint
-// paths per pair, edge forwarding index, and link loads under traffic
-// patterns. It works on forwarding tables, so slimroute's routings and the
+// paths per pair beside the most the graph allows within the length bounds
+// (the ceiling, ceiling.go), edge forwarding index, and link loads under
+// traffic patterns and every shift permutation. It works on forwarding tables, so slimroute's routings and the
 // LFT dumps of OpenSM's engines are measured by the same code.
 package analysis
 

@@ -22,9 +22,11 @@ import (
 func analyzeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "analyze",
-		Usage: "measure a layered routing: path lengths, disjoint paths, forwarding index, link loads",
+		Usage: "measure a layered routing: path lengths, disjoint paths against their ceiling, forwarding index, link loads",
 		Description: `Routes the fabric with slimroute's layered engine, or reads the forwarding tables
-OpenSM dumped (--lfts), and reports the same figures for either.
+OpenSM dumped (--lfts), and reports the same figures for either. Disjoint paths stand
+beside their ceiling: the most link-disjoint paths the graph allows each pair within
+the length bounds (the routing's; for --lfts, --min-len/--max-len or the default).
 
 Examples:
    slimroute analyze --slimfly 7 --layers 4
