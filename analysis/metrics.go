@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slimroute/layers"
 	"slimroute/lft"
 	"sort"
 )
@@ -18,6 +19,17 @@ type Options struct {
 	// Layers is the number of layers, 2^LMC; 0 takes it from the endpoint
 	// with the most LIDs.
 	Layers int
+	// Bounds are the path-length bounds of layers ≥ 1 that the ceiling
+	// allows (pass layers.Routing.Bounds); zero applies layers.Compute's
+	// default for the fabric.
+	Bounds layers.Bounds
+	// ListShort is how many pairs short of their ceiling to list; 0 means
+	// 20.
+	ListShort int
+	// Workers is how many goroutines may measure the shift permutations
+	// (the caller's choice, e.g. runtime.GOMAXPROCS(0)); 0 or 1 means one.
+	// The report is the same for every value.
+	Workers int
 }
 
 // Report holds the quality figures of a routing. A "pair" is a (source
@@ -46,6 +58,13 @@ type Report struct {
 	// Patterns are link loads under traffic patterns, every flow split
 	// evenly over the layers, each endpoint injecting at link rate 1.
 	Patterns []PatternLoad `json:"patterns"`
+	// Shifts is the link load of every shift permutation, per layer and
+	// over all layers.
+	Shifts *ShiftReport `json:"shift_permutations"`
+	// Ceiling sets the disjoint-path figures beside what the graph allows;
+	// nil when it could not be computed, CeilingError saying why.
+	Ceiling      *CeilingReport `json:"ceiling,omitempty"`
+	CeilingError string         `json:"ceiling_error,omitempty"`
 	// AllToAllLoads is the load of every channel under all-to-all traffic,
 	// for plotting its distribution.
 	AllToAllLoads []float64 `json:"-"`
@@ -83,6 +102,12 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 	if opts.Permutations == 0 {
 		opts.Permutations = 100
 	}
+	if opts.ListShort == 0 {
+		opts.ListShort = 20
+	}
+	if b := opts.Bounds; !b.PerPair && (b.Min < 0 || b.Max < b.Min || (b.Min == 0) != (b.Max == 0) || b.Max > layers.MaxSearchLen) {
+		return nil, fmt.Errorf("path-length bounds min-len=%d, max-len=%d: set both, 1 ≤ min-len ≤ max-len ≤ %d, or neither for the default", b.Min, b.Max, layers.MaxSearchLen)
+	}
 	t, err := newView(tab, opts.Layers)
 	if err != nil {
 		return nil, err
@@ -97,6 +122,14 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 		hosts[s]++
 	}
 	w := walker{t: t, S: S}
+	var tally *ceilingTally
+	if c, err := computeCeilings(t.v, opts.Bounds, L, t.SwitchName); err != nil {
+		rep.CeilingError = err.Error()
+	} else {
+		tally = newCeilingTally(c, L, opts.ListShort, func(s, d int) (string, string) {
+			return t.SwitchName(s), t.f.PortString(t.eps[d])
+		})
+	}
 	rep.PathLengths = make([][]int, L)
 	rep.Disjoint = make([]int, L+1)
 	efi := make([][]float64, L)
@@ -139,9 +172,15 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 			for i := 0; i <= n; i++ {
 				rep.Disjoint[i]++
 			}
+			if tally != nil {
+				tally.add(s, d, epSw[d], paths)
+			}
 			idx := s*S + epSw[d]
 			minDisjoint[idx] = min(minDisjoint[idx], n)
 		}
+	}
+	if tally != nil {
+		rep.Ceiling = tally.finish(hosts)
 	}
 	rep.SwitchPairDisjoint = make([]int, L+1)
 	for _, n := range minDisjoint {
@@ -216,6 +255,9 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 			pl.EffectiveBandwidth += effective(m) / float64(opts.Permutations)
 		}
 		rep.Patterns = append(rep.Patterns, pl)
+	}
+	if rep.Shifts, err = shiftLoads(t, rank, opts.Workers); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

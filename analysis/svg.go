@@ -136,3 +136,45 @@ func LoadChart(w io.Writer, rep *Report, title string) error {
 	}
 	return BarChart(w, title, "channel load under all-to-all traffic (bin start; 1 = link bandwidth)", "channels", labels, []Series{{Name: "channels", Values: counts}})
 }
+
+// CeilingChart plots, for n = 1..L, the pairs with at least n disjoint
+// paths against the pairs whose ceiling allows n.
+func CeilingChart(w io.Writer, rep *Report, title string) error {
+	ce := rep.Ceiling
+	if ce == nil {
+		ce = &CeilingReport{}
+	}
+	var labels []string
+	var possible, inBounds, all []float64
+	for n := 1; n < len(rep.Disjoint); n++ {
+		labels = append(labels, fmt.Sprintf("≥ %d", n))
+		all = append(all, float64(rep.Disjoint[n]))
+		if n < len(ce.Possible) {
+			possible = append(possible, float64(ce.Possible[n]))
+			inBounds = append(inBounds, float64(ce.Achieved[n]))
+		}
+	}
+	return BarChart(w, title, "link-disjoint paths over the layers", "pairs (source switch, destination endpoint)", labels,
+		[]Series{{Name: "ceiling allows", Values: possible}, {Name: "achieved in bounds", Values: inBounds}, {Name: "achieved", Values: all}})
+}
+
+// ShiftChart plots the highest link load of the shift permutations per
+// layer and over all layers: the worst shift and the mean over shifts.
+func ShiftChart(w io.Writer, rep *Report, title string) error {
+	sh := rep.Shifts
+	if sh == nil {
+		sh = &ShiftReport{All: ShiftLoad{Layer: -1}}
+	}
+	var labels []string
+	var worst, mean []float64
+	for _, l := range append(sh.Layers, sh.All) {
+		name := fmt.Sprintf("layer %d", l.Layer)
+		if l.Layer < 0 {
+			name = "all layers"
+		}
+		labels = append(labels, name)
+		worst, mean = append(worst, l.MaxLoad), append(mean, l.MeanMaxLoad)
+	}
+	return BarChart(w, title, "flows on one layer, or split over all", "highest link load (1 = link bandwidth)", labels,
+		[]Series{{Name: "worst shift", Values: worst}, {Name: "mean over shifts", Values: mean}})
+}

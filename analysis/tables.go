@@ -1,6 +1,7 @@
 // Package analysis measures layered routings: path lengths, link-disjoint
-// paths per pair, edge forwarding index, and link loads under traffic
-// patterns. It works on forwarding tables, so slimroute's routings and the
+// paths per pair beside the most the graph allows within the length bounds
+// (the ceiling, ceiling.go), edge forwarding index, and link loads under
+// traffic patterns and every shift permutation. It works on forwarding tables, so slimroute's routings and the
 // LFT dumps of OpenSM's engines are measured by the same code.
 package analysis
 
@@ -134,6 +135,8 @@ func (t *view) Step(layer, s, d int) (int, int, bool, error) {
 	}
 	return 0, 0, false, fmt.Errorf("%s sends %s (LID offset %d) out of port %d, which does not lead toward it", sw.Name, t.f.PortString(t.eps[d]), layer, p)
 }
+
+func (t *view) SwitchName(s int) string { return t.f.Node(t.v.IDs[s]).Name }
 
 func (t *view) ChannelName(ch int) string {
 	s := sort.Search(len(t.chOff), func(i int) bool { return t.chOff[i] > ch }) - 1

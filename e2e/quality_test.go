@@ -55,6 +55,18 @@ func TestLayersBeatDFSSSPOnDisjointPathsAndPermutationLoad(t *testing.T) {
 					t.Errorf("pairs with ≥%d disjoint paths: ours %d, dfsssp %d", n, b.Disjoint[n], a.Disjoint[n])
 				}
 			}
+			// one fabric, one ceiling, whoever routed it; neither exceeds it
+			if a.Ceiling == nil || b.Ceiling == nil || fmt.Sprint(a.Ceiling.Possible) != fmt.Sprint(b.Ceiling.Possible) {
+				t.Fatalf("ceilings: dfsssp %+v (%s), ours %+v", a.Ceiling, a.CeilingError, b.Ceiling)
+			}
+			for n := range a.Ceiling.Possible {
+				if a.Ceiling.Achieved[n] > a.Ceiling.Possible[n] || b.Ceiling.Achieved[n] > b.Ceiling.Possible[n] {
+					t.Errorf("≥%d disjoint: dfsssp %d, ours %d, ceiling %d", n, a.Ceiling.Achieved[n], b.Ceiling.Achieved[n], a.Ceiling.Possible[n])
+				}
+			}
+			if a.Shifts == nil || a.Shifts.Shifts != a.Endpoints-1 || len(a.Shifts.Layers) != 4 {
+				t.Errorf("dfsssp shift permutations: %+v", a.Shifts)
+			}
 			pa, pb := a.Patterns[3], b.Patterns[3]
 			if pb.MeanMaxLoad > pa.MeanMaxLoad {
 				t.Errorf("permutation mean max load: ours %.3f, dfsssp %.3f", pb.MeanMaxLoad, pa.MeanMaxLoad)

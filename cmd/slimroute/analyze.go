@@ -21,9 +21,11 @@ import (
 func analyzeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "analyze",
-		Usage: "measure a layered routing: path lengths, disjoint paths, forwarding index, link loads",
+		Usage: "measure a layered routing: path lengths, disjoint paths against their ceiling, forwarding index, link loads",
 		Description: `Routes the fabric with slimroute's layered engine, or reads the forwarding tables
-OpenSM dumped (--lfts), and reports the same figures for either.
+OpenSM dumped (--lfts), and reports the same figures for either. Disjoint paths stand
+beside their ceiling: the most link-disjoint paths the graph allows each pair within
+the length bounds (the routing's; for --lfts, --min-len/--max-len or the default).
 
 Examples:
    slimroute analyze --slimfly 7 --layers 4
@@ -36,7 +38,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.StringFlag{Name: "summary", Usage: "print one tab-separated line of key figures labelled `NAME` (for comparison tables)"},
 			&cli.BoolFlag{Name: "summary-header", Usage: "with --summary: print the column names first"},
-			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg and link-loads.svg to `DIR`"},
+			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg, link-loads.svg, disjoint-paths.svg and shift-loads.svg to `DIR`"},
 		),
 		Action: func(c *cli.Context) error {
 			f, err := loadFabric(c)
@@ -45,6 +47,9 @@ Examples:
 			}
 			var tab *lft.Tables
 			var stats []layers.LayerStats
+			// the ceiling's bounds: the routing's, or for another engine's
+			// tables --min-len/--max-len or the default rule
+			bounds := layers.Bounds{Min: c.Int("min-len"), Max: c.Int("max-len")}
 			engine := "slimroute layers"
 			if path := c.String("lfts"); path != "" {
 				fh, err := os.Open(path)
@@ -64,10 +69,10 @@ Examples:
 				if tab, err = programLayers(f, r); err != nil {
 					return err
 				}
-				stats = r.Stats
+				stats, bounds = r.Stats, r.Bounds
 				engine += fmt.Sprintf(" (%s in layers ≥ 1)", r.Bounds)
 			}
-			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed"), Layers: c.Int("lft-layers")})
+			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed"), Layers: c.Int("lft-layers"), Bounds: bounds, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				return err
 			}
@@ -117,9 +122,24 @@ func writeCharts(dir string, rep *analysis.Report, engine string) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, "link-loads.svg"), 0o644, func(w io.Writer) error {
-		return analysis.LoadChart(w, rep, "Channel loads, all-to-all — "+engine)
-	})
+	charts := []struct {
+		file  string
+		draw  func(io.Writer, *analysis.Report, string) error
+		title string
+	}{
+		{"link-loads.svg", analysis.LoadChart, "Channel loads, all-to-all — "},
+		{"disjoint-paths.svg", analysis.CeilingChart, "Disjoint paths against the ceiling — "},
+		{"shift-loads.svg", analysis.ShiftChart, "Shift permutations — "},
+	}
+	for _, ch := range charts {
+		err := atomicfile.Write(filepath.Join(dir, ch.file), 0o644, func(w io.Writer) error {
+			return ch.draw(w, rep, ch.title+engine)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func pct(n, of int) string {
@@ -143,15 +163,78 @@ func printReport(w io.Writer, engine string, rep *analysis.Report, stats []layer
 		e := rep.EFI[k]
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.0f\t%.1f\n", k, hopCounts(h), in, fb, e.Max, e.Mean)
 	}
-	fmt.Fprintf(tw, "\nlink-disjoint paths over the layers\tpairs\tswitch pairs (all endpoints)\n")
-	for n := 1; n < len(rep.Disjoint); n++ {
-		fmt.Fprintf(tw, "≥ %d\t%s\t%s\n", n, pct(rep.Disjoint[n], rep.Pairs), pct(rep.SwitchPairDisjoint[n], rep.SwitchPairs))
-	}
+	printDisjoint(tw, rep)
 	fmt.Fprintf(tw, "\ntraffic (flows split over layers)\tsamples\tmax link load\tmean max load\teffective bandwidth\n")
 	for _, p := range rep.Patterns {
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", p.Name, p.Samples, p.MaxLoad, p.MeanMaxLoad, p.EffectiveBandwidth)
 	}
-	return tw.Flush()
+	if sh := rep.Shifts; sh != nil {
+		fmt.Fprintf(tw, "\nshift permutations (%d shifts, rank order)\tmax link load\tworst shift\tmean max load\tshifts at link rate\n", sh.Shifts)
+		for _, l := range append(sh.Layers, sh.All) {
+			name := fmt.Sprintf("layer %d", l.Layer)
+			if l.Layer < 0 {
+				name = "all layers (flows split)"
+			}
+			fmt.Fprintf(tw, "%s\t%.3f\t%d\t%.3f\t%d\n", name, l.MaxLoad, l.WorstShift, l.MeanMaxLoad, l.AtLinkRate)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printShort(w, rep)
+}
+
+// printDisjoint prints the disjoint-path figures beside their ceiling.
+func printDisjoint(tw io.Writer, rep *analysis.Report) {
+	ce := rep.Ceiling
+	if ce == nil {
+		fmt.Fprintf(tw, "\nlink-disjoint paths over the layers\tpairs\tswitch pairs (all endpoints)\n")
+		for n := 1; n < len(rep.Disjoint); n++ {
+			fmt.Fprintf(tw, "≥ %d\t%s\t%s\n", n, pct(rep.Disjoint[n], rep.Pairs), pct(rep.SwitchPairDisjoint[n], rep.SwitchPairs))
+		}
+		fmt.Fprintf(tw, "ceiling not computed: %s\n", rep.CeilingError)
+		return
+	}
+	fmt.Fprintf(tw, "\nlink-disjoint paths over the layers\tpairs\tceiling (%s)\tin bounds\tof ceiling\tswitch pairs (all endpoints)\tswitch-pair ceiling\n", ce.Bounds)
+	for n := 1; n < len(rep.Disjoint); n++ {
+		fmt.Fprintf(tw, "≥ %d\t%s\t%s\t%s\t%s\t%s\t%s\n", n, pct(rep.Disjoint[n], rep.Pairs), pct(ce.Possible[n], rep.Pairs),
+			pct(ce.Achieved[n], rep.Pairs), ratio(ce.Achieved[n], ce.Possible[n]),
+			pct(rep.SwitchPairDisjoint[n], rep.SwitchPairs), pct(ce.SwitchPossible[n], rep.SwitchPairs))
+	}
+	fmt.Fprintf(tw, "\nby distance (have / ceiling allows)\tpairs\tshort of ceiling")
+	for n := 2; n < len(ce.Possible); n++ {
+		fmt.Fprintf(tw, "\t≥ %d", n)
+	}
+	fmt.Fprintln(tw)
+	for _, cl := range ce.Classes {
+		fmt.Fprintf(tw, "%s\t%d\t%s", cl.Name, cl.Pairs, pct(cl.Short, cl.Pairs))
+		for n := 2; n < len(cl.Possible); n++ {
+			fmt.Fprintf(tw, "\t%d / %d", cl.Achieved[n], cl.Possible[n])
+		}
+		fmt.Fprintln(tw)
+	}
+}
+
+// printShort lists the first pairs short of their ceiling.
+func printShort(w io.Writer, rep *analysis.Report) error {
+	if rep.Ceiling == nil || len(rep.Ceiling.ShortPairs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nfirst pairs short of their ceiling (%d in all; --json lists %d):\n", rep.Ceiling.Short, len(rep.Ceiling.ShortPairs))
+	for i, p := range rep.Ceiling.ShortPairs {
+		if i == 10 {
+			break
+		}
+		fmt.Fprintf(w, "  %s -> %s (%s): %d disjoint, ceiling %d\n", p.Source, p.Destination, analysis.ClassName(p.Distance), p.Achieved, p.Ceiling)
+	}
+	return nil
+}
+
+func ratio(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
 }
 
 // printSummary prints the figures the comparison scripts tabulate.

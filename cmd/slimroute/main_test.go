@@ -187,7 +187,7 @@ func TestAnalyzeReportsLayersAndWritesCharts(t *testing.T) {
 	if rep.Layers != 4 || rep.Pairs != 9800 || len(rep.LayerStats) != 4 || rep.LayerStats[1].Fallback != 1400 {
 		t.Fatalf("report %+v", rep)
 	}
-	for _, name := range []string{"path-lengths.svg", "link-loads.svg"} {
+	for _, name := range []string{"path-lengths.svg", "link-loads.svg", "disjoint-paths.svg", "shift-loads.svg"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("<rect x=")) {
 			t.Errorf("%s: not a chart with bars (%v)", name, err)

@@ -1,0 +1,161 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"slimroute/layers"
+	"slimroute/slimfly"
+)
+
+// Every disjoint-path figure of slimroute's routing on Slim Fly q = 5 and
+// q = 7 lies under its ceiling: pair by pair, the disjoint layer paths of
+// an allowed length never outnumber what the graph allows (the brute force
+// on q = 5, the flow ceiling — itself checked against the brute force — on
+// q = 7), and the report's counts, classes and short pairs are those the
+// pairs give. On q = 7 the ceiling lets every pair have 3; slimroute's
+// share is logged as a fraction of it. Analysed with bounds narrower than
+// the routing's (2 hops only), longer paths do not count.
+func TestDisjointFiguresStayUnderTheCeiling(t *testing.T) {
+	for _, c := range []struct {
+		q      int
+		bounds layers.Bounds // zero: the routing's
+	}{{5, layers.Bounds{}}, {7, layers.Bounds{}}, {5, layers.Bounds{Min: 2, Max: 2}}} {
+		q := c.q
+		f, err := slimfly.Build(slimfly.Params{Q: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := layers.Compute(f, layers.Options{Layers: 4, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := program(t, r)
+		b := r.Bounds
+		if c.bounds != (layers.Bounds{}) {
+			b = c.bounds
+		}
+		rep, err := Analyze(tab, Options{Permutations: 1, Bounds: b, ListShort: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ce := rep.Ceiling
+		if ce == nil {
+			t.Fatalf("q=%d: no ceiling: %s", q, rep.CeilingError)
+		}
+		v, err := newView(tab, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tallyPairs(t, v, b, q == 5)
+		for n := 0; n <= 4; n++ {
+			if ce.Possible[n] != want.possible[n] || ce.Achieved[n] != want.achieved[n] {
+				t.Errorf("q=%d ≥%d: report %d achieved of %d possible, pairs give %d of %d", q, n, ce.Achieved[n], ce.Possible[n], want.achieved[n], want.possible[n])
+			}
+			if ce.Achieved[n] > rep.Disjoint[n] {
+				t.Errorf("q=%d ≥%d: %d in bounds but %d over all lengths", q, n, ce.Achieved[n], rep.Disjoint[n])
+			}
+		}
+		short := 0
+		for _, cl := range ce.Classes {
+			short += cl.Short
+			if cl.Pairs != want.classPairs[cl.Distance] || cl.Short != want.classShort[cl.Distance] {
+				t.Errorf("q=%d %s: %d pairs %d short, pairs give %d and %d", q, cl.Name, cl.Pairs, cl.Short, want.classPairs[cl.Distance], want.classShort[cl.Distance])
+			}
+		}
+		if short != ce.Short || ce.Short != want.short || len(ce.ShortPairs) != want.short {
+			t.Errorf("q=%d: %d short (classes %d, listed %d), pairs give %d", q, ce.Short, short, len(ce.ShortPairs), want.short)
+		}
+		for _, p := range ce.ShortPairs {
+			if p.Achieved >= p.Ceiling || !strings.HasPrefix(p.Source, "sw-") {
+				t.Fatalf("q=%d: listed %+v", q, p)
+			}
+		}
+		if q == 7 && ce.Possible[3] != rep.Pairs { // 100 % in issue 15's table
+			t.Errorf("q=7: the ceiling allows 3 disjoint paths for %d of %d pairs; every pair has 3 within 3 hops", ce.Possible[3], rep.Pairs)
+		}
+		t.Logf("q=%d %s: ≥3 disjoint for %.1f %% of pairs, the ceiling allows %.1f %%: %.1f %% of it; short of min(4, ceiling): %d pairs",
+			q, ce.Bounds, 100*float64(ce.Achieved[3])/float64(rep.Pairs), 100*float64(ce.Possible[3])/float64(rep.Pairs), 100*float64(ce.Achieved[3])/float64(ce.Possible[3]), ce.Short)
+	}
+}
+
+type pairTally struct {
+	possible, achieved     [5]int
+	classPairs, classShort map[int]int
+	short                  int
+}
+
+// tallyPairs walks every pair's layer paths and counts them against a
+// ceiling computed on its own (the brute force when brute is set).
+func tallyPairs(t *testing.T, v *view, b layers.Bounds, brute bool) pairTally {
+	t.Helper()
+	S := v.NumSwitches()
+	c, err := computeCeilings(v.v, b, 255, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := pairTally{classPairs: map[int]int{}, classShort: map[int]int{}}
+	w := walker{t: v, S: S}
+	ceil := map[[2]int]int{}
+	for s := 0; s < S; s++ {
+		if len(v.v.Endpoints[s]) == 0 {
+			continue
+		}
+		for d := 0; d < v.NumEndpoints(); d++ {
+			_, u := v.Endpoint(d)
+			if u == s {
+				continue
+			}
+			dist := int(c.dist[s*S+u])
+			n, ok := ceil[[2]int{s, u}]
+			if !ok {
+				n = int(c.value[s*S+u])
+				if brute {
+					n = bruteCeiling(v.v, s, u, dist, b)
+				}
+				ceil[[2]int{s, u}] = n
+			}
+			var within [][]int
+			for k := 0; k < 4; k++ {
+				p, err := w.walk(k, s, d, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(p) == dist || (len(p) >= b.Min && len(p) <= b.Max) {
+					within = append(within, p)
+				}
+			}
+			got := maxDisjoint(within)
+			if got > n {
+				t.Fatalf("%s → %s: %d disjoint paths of allowed length, ceiling %d", v.SwitchName(s), v.f.PortString(v.eps[d]), got, n)
+			}
+			for i := 0; i <= min(n, 4); i++ {
+				own.possible[i]++
+			}
+			for i := 0; i <= got; i++ {
+				own.achieved[i]++
+			}
+			own.classPairs[dist]++
+			if got < min(n, 4) {
+				own.short++
+				own.classShort[dist]++
+			}
+		}
+	}
+	return own
+}
+
+// Bounds a routing could not have are refused with the flags that fix them.
+func TestAnalyzeRefusesBadBounds(t *testing.T) {
+	f := readNet(t, "testdata/small.net")
+	r, err := layers.Compute(f, layers.Options{Layers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := program(t, r)
+	for _, b := range []layers.Bounds{{Min: 3, Max: 2}, {Min: 2}, {Max: 3}, {Min: -1, Max: 2}, {Min: 1, Max: 9}} {
+		if _, err := Analyze(tab, Options{Permutations: 1, Bounds: b}); err == nil || !strings.Contains(err.Error(), "min-len") {
+			t.Errorf("bounds %+v: error %v", b, err)
+		}
+	}
+}
