@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"slimroute/fabric"
 	"slimroute/internal/ibsimtest"
+	"slimroute/slimfly"
 )
 
 // ibdmchk runs ibutils' checker in dir and returns its report. ibdmchk
@@ -91,5 +93,57 @@ func TestIBDMChkJudgesOpenSMsTables(t *testing.T) {
 				t.Fatalf("ibdmchk with every SL 0 found no credit loop:\n%s", tailOf(zero))
 			}
 		})
+	}
+}
+
+// TestIBDMChkAgreesAfterCablesFail: on the q=5 Slim Fly with two cables
+// failed, the two ends of each are four hops apart, and the hop-indexed
+// scheme gives those routes VL 3 (4 VLs). Our verifier (route runs it) and
+// ibdmchk, on route's LMC-0 view, both find the 4 layers free of credit
+// loops; with every SL 0, ibdmchk finds one.
+func TestIBDMChkAgreesAfterCablesFail(t *testing.T) {
+	ibsimtest.Require(t, "ibdmchk")
+	f, err := slimfly.Build(slimfly.Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []int
+	for _, c := range []struct {
+		sw   string
+		port int
+	}{{"sw-0-0-0", 5}, {"sw-1-2-3", 6}} {
+		id, _ := f.NodeByName(c.sw)
+		li, ok := f.LinkAt(fabric.PortRef{Node: id, Port: c.port})
+		if !ok {
+			t.Fatalf("%s port %d has no cable", c.sw, c.port)
+		}
+		failed = append(failed, li)
+	}
+	broken, err := f.Without(nil, failed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	net := filepath.Join(tmp, "broken.net")
+	fh, err := os.Create(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fabric.WriteIBSimNet(fh, broken); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	dir := filepath.Join(tmp, "route")
+	out := run(t, "route", "--fabric", net, "--deadlock", "hops", "--vls", "4", "--ibdmchk", "-o", dir)
+	if !strings.Contains(out, "4 VLs") {
+		t.Fatalf("want the fourth hop class in use:\n%s", out)
+	}
+	v := filepath.Join(dir, "ibdmchk")
+	base := []string{"-s", "subnet.lst", "-f", "fdbs", "-m", "mcfdbs"}
+	if ours := ibdmchk(t, v, append(base, "-c", "psl", "-d", "sl2vl")...); !loopFree(ours) {
+		t.Fatalf("ibdmchk finds a credit loop our verifier does not:\n%s", tailOf(ours))
+	}
+	if zero := ibdmchk(t, v, base...); loopFree(zero) {
+		t.Fatalf("ibdmchk with every SL 0 found no credit loop:\n%s", tailOf(zero))
 	}
 }

@@ -3,12 +3,15 @@ package pipeline
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 
 	"slimroute/fabric"
 	"slimroute/slimfly"
+	"slimroute/spec"
 )
 
 // failure is a generated fault set: switch-to-switch cables or whole
@@ -134,6 +137,45 @@ func TestFailuresKeepFourVLs(t *testing.T) {
 							t.Errorf("the bounds left the design: %s", res.Routing.Bounds)
 						}
 						t.Logf("%s: scheme %s, %d VLs, %d SLs, %d routes of more than 3 hops", scheme, a.Scheme, a.VLs, a.SLs, a.LongRoutes)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestClosFailuresRouteOnFourVLs: the two-level Clos and the three-level
+// fat tree of testdata/specs with cables or switches failed (every failure
+// level, seeded) route with deadlock = auto on 4 VLs, verified by Run.
+func TestClosFailuresRouteOnFourVLs(t *testing.T) {
+	seeds := 2
+	if testing.Short() {
+		seeds = 1
+	}
+	for _, name := range []string{"clos-2level", "fattree-3level"} {
+		fh, err := os.Open(filepath.Join("..", "testdata", "specs", name+".toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := spec.Parse(fh, name)
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		intact, err := spec.Build(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fl := range failureLevels {
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				t.Run(fmt.Sprintf("%s/%s/seed=%d", name, fl.name, seed), func(t *testing.T) {
+					f := fail(t, intact, fl, seed)
+					res, err := Run(f, Config{Layers: 4, Deadlock: "auto", VLs: 4, Seed: 1, LMC: -1, Workers: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Assignment.VLs > 4 || !res.Verify.Acyclic() {
+						t.Fatalf("%d VLs, acyclic %v", res.Assignment.VLs, res.Verify.Acyclic())
 					}
 				})
 			}
