@@ -123,6 +123,15 @@ func (a *Assignment) slot(layer, s, d int) *uint8 {
 // (a switch index) to destination d in a layer.
 func (a *Assignment) SL(layer, s, d int) uint8 { return *a.slot(layer, s, d) }
 
+// SLsTo writes the SL of packets from the endpoints of every switch to
+// destination d in a layer into out (one per switch index).
+func (a *Assignment) SLsTo(layer, d int, out []uint8) {
+	if layer > 0 && d >= a.r.NumEndpoints() {
+		layer = 0 // switch destinations own one LID: layer 0 only
+	}
+	copy(out, a.sl[layer][d*a.r.NumSwitches():])
+}
+
 // Routing returns the routing the assignment belongs to.
 func (a *Assignment) Routing() *layers.Routing { return a.r }
 

@@ -54,20 +54,36 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := classify(r)
+	S := r.NumSwitches()
+	// first pass: the colouring's conflicts, and the routes of five hops or
+	// more (few); routes are walked, not stored (there are tens of
+	// millions on a large fabric)
+	c := newConflicts(S)
+	var long []path
+	var longest, four int
+	err = eachPath(r, func(p path, hops int) {
+		longest = max(longest, hops)
+		switch {
+		case hops == 3:
+			c.separate(p.v[1], p.v[2]) // the second switch from the third
+		case hops == 4:
+			c.separate(p.v[1], p.v[2]) // … and on four-hop routes from the fourth
+			c.separate(p.v[1], p.v[3])
+			four++
+		case hops > 4:
+			long = append(long, p)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	S := r.NumSwitches()
-	// the second switch differs from the third (and on four-hop routes
-	// from the fourth): the only switches that must not mistake their hop
-	colors, n := dsatur(conflicts(S, []separate{{rs.three, [][2]int{{1, 2}}}, {rs.four, [][2]int{{1, 2}, {1, 3}}}}))
-	need := max(rs.longest, 1)
+	colors, n := dsatur(c.lists())
+	need := max(longest, 1)
 	var longVL []uint8
 	nLong := 0
-	if len(rs.long) > 0 {
+	if len(long) > 0 {
 		need = 4
-		if longVL, nLong, err = packLong(r, rs.long, opts.VLs-need, MaxSLs-n); err != nil {
+		if longVL, nLong, err = packLong(r, long, opts.VLs-need, MaxSLs-n); err != nil {
 			return nil, err
 		}
 	}
@@ -76,20 +92,23 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing (%d switch colours, %d for routes of five hops or more), InfiniBand has %d; use --deadlock dfsssp", n+nLong, n, nLong, MaxSLs)
 	}
 	if need+nLong > opts.VLs {
-		return nil, fmt.Errorf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, rs.longest, opts.VLs, need+nLong, need+nLong)
+		return nil, fmt.Errorf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, longest, opts.VLs, need+nLong, need+nLong)
 	}
 	a := newAssignment(r, SchemeHops)
-	a.Colors, a.fourHops = colors, len(rs.four) > 0 || len(rs.long) > 0
+	a.Colors, a.fourHops = colors, four > 0 || len(long) > 0
 	a.longSL, a.longVLs = n, nLong
-	for _, p := range append(rs.three, rs.four...) {
-		*a.slot(p.k, p.s, p.d) = uint8(colors[p.v[1]])
-	}
-	for i, p := range rs.long {
+	// second pass: the SLs
+	eachPath(r, func(p path, hops int) {
+		if hops <= 4 {
+			*a.slot(p.k, p.s, p.d) = uint8(colors[p.v[1]])
+		}
+	})
+	for i, p := range long {
 		*a.slot(p.k, p.s, p.d) = uint8(n + int(longVL[i]))
 	}
 	copySharedSLs(a)
 	a.VLs, a.SLs, a.Needed = need+nLong, n+nLong, need+nLong
-	a.LongRoutes = len(rs.four) + len(rs.long)
+	a.LongRoutes = four + len(long)
 	return a, nil
 }
 
@@ -100,16 +119,11 @@ type path struct {
 	v       [5]int
 }
 
-// routeSet sorts the routes by length: up to three hops, four, more.
-type routeSet struct {
-	three, four, long []path
-	longest           int
-}
-
-func classify(r *layers.Routing) (routeSet, error) {
-	var rs routeSet
+// eachPath calls f with every route (see eachRoute), its first switches
+// and its length in switch-to-switch hops; it fails on a route that loops.
+func eachPath(r *layers.Routing, f func(p path, hops int)) error {
 	S := r.NumSwitches()
-	err := eachRoute(r, func(rt route) error {
+	return eachRoute(r, func(rt route) error {
 		p := path{k: int(rt.layer), s: int(rt.s), d: int(rt.d), v: [5]int{int(rt.s), -1, -1, -1, -1}}
 		hops := 0
 		for x := p.s; ; hops++ {
@@ -125,47 +139,34 @@ func classify(r *layers.Routing) (routeSet, error) {
 			}
 			x = y
 		}
-		rs.longest = max(rs.longest, hops)
-		switch {
-		case hops <= 3:
-			rs.three = append(rs.three, p)
-		case hops == 4:
-			rs.four = append(rs.four, p)
-		default:
-			rs.long = append(rs.long, p)
-		}
+		f(p, hops)
 		return nil
 	})
-	return rs, err
 }
 
-// separate asks that on every route of routes the switches v[a] and v[b]
-// get different colours, for each (a, b) of pairs, where the route has a
-// hop b (v[b] forwards the packet on to another switch).
-type separate struct {
-	routes []path
-	pairs  [][2]int
+// conflicts is the graph a colouring must respect, as a bit matrix over
+// the switches.
+type conflicts struct {
+	n   int
+	bit []uint64
 }
 
-// conflicts builds the graph a colouring must respect, as sorted
-// adjacency lists over S switches.
-func conflicts(S int, rules []separate) [][]int32 {
-	bit := make([]uint64, (S*S+63)/64)
-	set := func(a, b int) { bit[(a*S+b)/64] |= 1 << ((a*S + b) % 64) }
-	for _, rule := range rules {
-		for _, p := range rule.routes {
-			for _, ab := range rule.pairs {
-				if x, y := p.v[ab[0]], p.v[ab[1]]; x >= 0 && y >= 0 && p.v[ab[1]+1] >= 0 {
-					set(x, y)
-					set(y, x)
-				}
-			}
-		}
+func newConflicts(n int) *conflicts { return &conflicts{n: n, bit: make([]uint64, (n*n+63)/64)} }
+
+// separate asks for different colours on switches a and b.
+func (c *conflicts) separate(a, b int) {
+	for _, ab := range [2][2]int{{a, b}, {b, a}} {
+		i := ab[0]*c.n + ab[1]
+		c.bit[i/64] |= 1 << (i % 64)
 	}
-	adj := make([][]int32, S)
-	for a := 0; a < S; a++ {
-		for b := 0; b < S; b++ {
-			if bit[(a*S+b)/64]&(1<<((a*S+b)%64)) != 0 {
+}
+
+// lists returns sorted adjacency lists.
+func (c *conflicts) lists() [][]int32 {
+	adj := make([][]int32, c.n)
+	for a := 0; a < c.n; a++ {
+		for b := 0; b < c.n; b++ {
+			if i := a*c.n + b; c.bit[i/64]&(1<<(i%64)) != 0 {
 				adj[a] = append(adj[a], int32(b))
 			}
 		}

@@ -309,6 +309,9 @@ func (f *Fabric) Kind(id NodeID) Kind { return f.nodes[id].Kind }
 // Name returns the name (node description) of node id.
 func (f *Fabric) Name(id NodeID) string { return f.nodes[id].Name }
 
+// GUID returns the node GUID of node id.
+func (f *Fabric) GUID(id NodeID) GUID { return f.nodes[id].GUID }
+
 // Ports returns the number of physical ports of node id.
 func (f *Fabric) Ports(id NodeID) int { return f.nodes[id].Ports }
 

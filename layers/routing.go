@@ -78,6 +78,15 @@ func (r *Routing) DestPort(d int) fabric.PortRef { return r.g.dests[d].Port }
 // DestSwitch returns the switch index destination d hangs off (or is).
 func (r *Routing) DestSwitch(d int) int { return r.g.dests[d].Switch }
 
+// NextPorts writes the egress port of every switch toward destination d
+// in a layer into out (one per switch index): NextPort for all switches
+// at once.
+func (r *Routing) NextPorts(layer, d int, out []uint8) {
+	for s := range out {
+		out[s] = uint8(r.NextPort(layer, s, d))
+	}
+}
+
 // NumEndpoints returns the number of endpoint destinations.
 func (r *Routing) NumEndpoints() int { return r.g.nEP }
 

@@ -18,16 +18,16 @@ type Routes interface {
 	NumDests() int
 	DestPort(d int) fabric.PortRef
 	DestSwitch(d int) int
-	// NextPort is the egress port of switch s toward destination d in a
-	// layer (0: d is the switch itself).
-	NextPort(layer, s, d int) int
+	// NextPorts writes the egress port of every switch (by index) toward
+	// destination d in a layer into out (0: d is the switch itself).
+	NextPorts(layer, d int, out []uint8)
 }
 
 // VLs is a VL assignment as Build reads it; deadlock.Assignment is one.
 type VLs interface {
-	// SL is the service level of packets from the HCAs of switch s to
-	// destination d in a layer.
-	SL(layer, s, d int) uint8
+	// SLsTo writes the service level of packets from the HCAs of every
+	// switch (by index) to destination d in a layer into out.
+	SLsTo(layer, d int, out []uint8)
 	// VL is switch sw's SL-to-VL table: the VL of a packet arriving on
 	// port in (0: from the switch) and leaving on port out with SL sl.
 	VL(sw fabric.NodeID, in, out int, sl uint8) uint8
@@ -64,32 +64,82 @@ func Build(f *fabric.Fabric, lids *LIDs, r Routes, a VLs, workers int) (*Tables,
 		}
 	}
 	S := r.NumSwitches()
-	errs := make([]error, S)
-	var wg sync.WaitGroup
 	workers = max(1, min(workers, S))
+	p.fillBlocks(b, rows, a, workers)
+	if a != nil {
+		errs := make([]error, S)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for s := w; s < S; s += workers {
+					errs[s] = setSL2VL(b, f, r.SwitchID(s), a)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.Tables(), nil
+}
+
+// lidBlock is how many LIDs fillBlocks handles at once: their columns (one
+// entry per switch) are gathered, then copied into each switch's table as
+// a contiguous run.
+const lidBlock = 64
+
+// fillBlocks fills every switch's LFT and path-SL row (rows[s], -1 for
+// none; SLs only with a) a block of LIDs at a time, blocks on up to
+// workers goroutines.
+func (p *plan) fillBlocks(b *Builder, rows []int, a VLs, workers int) {
+	S := p.r.NumSwitches()
+	blocks := (len(p.lidDest) + lidBlock - 1) / lidBlock
+	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for s := w; s < S; s += workers {
-				sw := r.SwitchID(s)
-				p.fillLFT(b.LFT(sw), s)
-				if rows[s] >= 0 && a != nil {
-					p.fillSLs(b.t.sl[rows[s]], s, a)
+			ports, sls := make([]uint8, lidBlock*S), make([]uint8, lidBlock*S)
+			for blk := w; blk < blocks; blk += workers {
+				first := blk * lidBlock
+				n := min(lidBlock, len(p.lidDest)-first)
+				for j := 0; j < n; j++ {
+					d, k := p.lidDest[first+j], int(p.lidLayer[first+j])
+					if d < 0 {
+						continue
+					}
+					p.r.NextPorts(k, int(d), ports[j*S:(j+1)*S])
+					if a != nil {
+						a.SLsTo(k, int(d), sls[j*S:(j+1)*S])
+						sls[j*S+p.r.DestSwitch(int(d))] = 0 // to its own HCAs and itself
+					}
 				}
-				if a != nil {
-					errs[s] = setSL2VL(b, f, sw, a)
+				for s := 0; s < S; s++ {
+					tab := b.LFT(p.r.SwitchID(s))
+					for j := 0; j < n; j++ {
+						if p.lidDest[first+j] >= 0 {
+							tab[first+j] = ports[j*S+s]
+						}
+					}
+					if a == nil || rows[s] < 0 {
+						continue
+					}
+					row := b.t.sl[rows[s]]
+					for j := 0; j < n; j++ {
+						if p.lidDest[first+j] >= 0 {
+							row[first+j] = sls[j*S+s]
+						}
+					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return b.Tables(), nil
 }
 
 // plan is what Build knows of every LID: the routing destination it
@@ -129,37 +179,31 @@ func newPlan(f *fabric.Fabric, lids *LIDs, r Routes) *plan {
 // hp, or -1.
 func (p *plan) attachedTo(hp fabric.PortRef) int {
 	peer, ok := p.f.Peer(hp)
-	if !ok || p.f.Node(peer.Node).Kind != fabric.Switch {
+	if !ok || p.f.Kind(peer.Node) != fabric.Switch {
 		return -1
 	}
 	return p.r.SwitchIndex(peer.Node)
 }
 
-// fillLFT fills the table of switch s.
-func (p *plan) fillLFT(tab []uint8, s int) {
-	for lid, d := range p.lidDest {
-		if d >= 0 {
-			tab[lid] = uint8(p.r.NextPort(int(p.lidLayer[lid]), s, int(d)))
-		}
-	}
-}
-
-// fillSLs fills the path SLs from the HCAs of switch s: SL 0 toward the
-// LIDs of its own HCAs and itself.
-func (p *plan) fillSLs(row []uint8, s int, a VLs) {
-	for lid, d := range p.lidDest {
-		if d >= 0 && p.r.DestSwitch(int(d)) != s {
-			row[lid] = a.SL(int(p.lidLayer[lid]), s, int(d))
-		}
-	}
-}
-
-// setSL2VL copies switch sw's SL-to-VL tables from a, in port by in port.
+// setSL2VL copies switch sw's SL-to-VL tables from a, in port by in
+// port; only the entries a packet can meet (see Builder.SetSL2VL) are
+// asked for.
 func setSL2VL(b *Builder, f *fabric.Fabric, sw fabric.NodeID, a VLs) error {
-	n := f.Node(sw).Ports
+	n := f.Ports(sw)
+	cabled := make([]bool, n+1)
+	for p := 1; p <= n; p++ {
+		_, cabled[p] = f.Peer(fabric.PortRef{Node: sw, Port: p})
+	}
 	vls := make([]uint8, (n+1)*16)
 	for in := 0; in <= n; in++ {
-		for out := 0; out <= n; out++ {
+		if in != 0 && !cabled[in] {
+			continue // reads VL 0, as the builder starts
+		}
+		clear(vls)
+		for out := 1; out <= n; out++ {
+			if out == in || !cabled[out] {
+				continue
+			}
 			for sl := uint8(0); sl < 16; sl++ {
 				vls[out*16+int(sl)] = a.VL(sw, in, out, sl)
 			}

@@ -17,7 +17,7 @@ func NewBuilder(f *fabric.Fabric, lids *LIDs) *Builder {
 	t := &Tables{f: f, lids: lids, swIndex: make([]int32, f.NumNodes())}
 	for i := range t.swIndex {
 		t.swIndex[i] = -1
-		if f.Node(fabric.NodeID(i)).Kind == fabric.Switch {
+		if f.Kind(fabric.NodeID(i)) == fabric.Switch {
 			t.swIndex[i] = int32(len(t.switches))
 			t.switches = append(t.switches, fabric.NodeID(i))
 		}
@@ -28,7 +28,7 @@ func NewBuilder(f *fabric.Fabric, lids *LIDs) *Builder {
 	t.vl = make([][][]uint8, len(t.switches))
 	for s, sw := range t.switches {
 		t.lft[s] = bytes.Repeat([]byte{Drop}, size)
-		n := f.Node(sw).Ports
+		n := f.Ports(sw)
 		t.vlIn[s] = make([]uint8, n+1)
 		t.vl[s] = [][]uint8{make([]uint8, (n+1)*16)}
 	}

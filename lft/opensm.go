@@ -46,12 +46,11 @@ func entryTails(t *Tables, format func(kind, guid, name string) string) []string
 		if !ok {
 			continue
 		}
-		on := t.f.Node(owner.Port.Node)
 		kind := "Channel Adapter"
-		if on.Kind == fabric.Switch {
+		if t.f.Kind(owner.Port.Node) == fabric.Switch {
 			kind = "Switch"
 		}
-		tails[lid] = format(kind, on.PortGUID(owner.Port.Port).String(), on.Name)
+		tails[lid] = format(kind, t.f.PortGUID(owner.Port).String(), t.f.Name(owner.Port.Node))
 	}
 	return tails
 }
@@ -150,7 +149,7 @@ func readLFTs(r io.Reader, file string, f *fabric.Fabric, classify func(string) 
 			if cur < 0 {
 				return nil, perr(ln, "LFT entry before any \"Unicast lids … guid\" header")
 			}
-			e, err := parseEntry(line, f.Node(cur).Ports)
+			e, err := parseEntry(line, f.Ports(cur))
 			if err != nil {
 				return nil, perr(ln, "%v", err)
 			}
@@ -253,13 +252,12 @@ func portsByGUID(f *fabric.Fabric) map[fabric.GUID]fabric.PortRef {
 	m := map[fabric.GUID]fabric.PortRef{}
 	for i := range f.NumNodes() {
 		id := fabric.NodeID(i)
-		n := f.Node(id)
-		if n.Kind == fabric.Switch {
-			m[n.GUID] = fabric.PortRef{Node: id}
+		if f.Kind(id) == fabric.Switch {
+			m[f.GUID(id)] = fabric.PortRef{Node: id}
 			continue
 		}
-		for p := 1; p <= n.Ports; p++ {
-			m[n.PortGUID(p)] = fabric.PortRef{Node: id, Port: p}
+		for p := 1; p <= f.Ports(id); p++ {
+			m[f.PortGUID(fabric.PortRef{Node: id, Port: p})] = fabric.PortRef{Node: id, Port: p}
 		}
 	}
 	return m

@@ -48,7 +48,7 @@ func (t *Tables) Switches() []fabric.NodeID { return slices.Clone(t.switches) }
 func (t *Tables) SortedSwitches() []fabric.NodeID {
 	sw := t.Switches()
 	slices.SortStableFunc(sw, func(a, b fabric.NodeID) int {
-		ga, gb := t.f.Node(a).GUID, t.f.Node(b).GUID
+		ga, gb := t.f.GUID(a), t.f.GUID(b)
 		switch {
 		case ga < gb:
 			return -1

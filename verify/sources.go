@@ -56,8 +56,8 @@ func groupSources(t *lft.Tables, lay *layout) ([]sourceGroup, []string) {
 		groups[g].members = append(groups[g].members, pl.Port)
 	}
 	for i := range f.NumNodes() {
-		n := f.Node(fabric.NodeID(i))
-		for p := 1; n.Kind == fabric.HCA && p <= n.Ports; p++ {
+		id := fabric.NodeID(i)
+		for p := 1; f.Kind(id) == fabric.HCA && p <= f.Ports(id); p++ {
 			hp := fabric.PortRef{Node: fabric.NodeID(i), Port: p}
 			if _, held := t.LIDs().Of(hp); !held && lay.peerOf(hp).Node >= 0 {
 				problem("%s is cabled but holds no LID in the tables", f.PortString(hp))

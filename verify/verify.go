@@ -136,15 +136,16 @@ func newLayout(f *fabric.Fabric) *layout {
 	N := f.NumNodes()
 	l := &layout{pOff: make([]int, N+1), chOff: make([]int, N+1), swIndex: make([]int32, N)}
 	for i := 0; i < N; i++ {
-		n := f.Node(fabric.NodeID(i))
-		l.pOff[i+1] = l.pOff[i] + n.Ports + 1
+		id := fabric.NodeID(i)
+		ports := f.Ports(id)
+		l.pOff[i+1] = l.pOff[i] + ports + 1
 		w := 0
 		l.swIndex[i] = -1
-		if n.Kind == fabric.Switch {
-			w = n.Ports + 1
+		if f.Kind(id) == fabric.Switch {
+			w = ports + 1
 			l.swIndex[i] = int32(len(l.switches))
-			l.switches = append(l.switches, fabric.NodeID(i))
-			l.maxPorts = max(l.maxPorts, n.Ports)
+			l.switches = append(l.switches, id)
+			l.maxPorts = max(l.maxPorts, ports)
 		}
 		l.chOff[i+1] = l.chOff[i] + w
 	}
@@ -154,7 +155,7 @@ func newLayout(f *fabric.Fabric) *layout {
 		l.peer[i].Node = -1
 	}
 	for i := 0; i < N; i++ {
-		for port := 0; port <= f.Node(fabric.NodeID(i)).Ports; port++ {
+		for port := 0; port <= f.Ports(fabric.NodeID(i)); port++ {
 			if q, ok := f.Peer(fabric.PortRef{Node: fabric.NodeID(i), Port: port}); ok {
 				l.peer[l.pOff[i]+port] = q
 			}
@@ -178,5 +179,5 @@ func (l *layout) cycleHop(f *fabric.Fabric, node int32) CycleHop {
 	for l.chOff[sw+1] <= ch {
 		sw++
 	}
-	return CycleHop{Switch: f.Node(fabric.NodeID(sw)).Name, Port: ch - l.chOff[sw], VL: vl}
+	return CycleHop{Switch: f.Name(fabric.NodeID(sw)), Port: ch - l.chOff[sw], VL: vl}
 }

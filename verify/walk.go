@@ -131,7 +131,7 @@ func (w *walker) signature(col []uint8, dst fabric.PortRef, dlid lft.LID) string
 		switch {
 		case e == 0 && dst == fabric.PortRef{Node: sw}:
 			e = 0xFE
-		case e != 0 && e != lft.Drop && int(e) <= w.f.Node(sw).Ports && w.lay.peerOf(fabric.PortRef{Node: sw, Port: int(e)}) == dst:
+		case e != 0 && e != lft.Drop && int(e) <= w.f.Ports(sw) && w.lay.peerOf(fabric.PortRef{Node: sw, Port: int(e)}) == dst:
 			e = 0xFE
 		}
 		w.sig = append(w.sig, e)
@@ -153,23 +153,22 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 		if at == dst {
 			return "" // delivered to the HCA port
 		}
-		n := f.Node(at.Node)
 		if lay.swIndex[at.Node] < 0 {
 			return fmt.Sprintf("LID 0x%04x from %s is delivered to %s, which does not own it", dlid, f.PortString(src), f.PortString(at))
 		}
 		if steps > f.NumNodes() {
-			return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s)", dlid, f.PortString(src), n.Name)
+			return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s)", dlid, f.PortString(src), f.Name(at.Node))
 		}
 		out := int(col[lay.swIndex[at.Node]])
 		switch {
 		case out == 0 && dst != fabric.PortRef{Node: at.Node}:
-			return fmt.Sprintf("%s sends LID 0x%04x to its own port 0, but the LID is not its own", n.Name, dlid)
+			return fmt.Sprintf("%s sends LID 0x%04x to its own port 0, but the LID is not its own", f.Name(at.Node), dlid)
 		case out == 0:
 			return ""
 		case out == lft.Drop:
-			return fmt.Sprintf("%s has no route to LID 0x%04x (%s), needed from %s", n.Name, dlid, f.PortString(dst), f.PortString(src))
-		case out > n.Ports || lay.peerOf(fabric.PortRef{Node: at.Node, Port: out}).Node < 0:
-			return fmt.Sprintf("%s forwards LID 0x%04x to port %d, which has no cable", n.Name, dlid, out)
+			return fmt.Sprintf("%s has no route to LID 0x%04x (%s), needed from %s", f.Name(at.Node), dlid, f.PortString(dst), f.PortString(src))
+		case out > f.Ports(at.Node) || lay.peerOf(fabric.PortRef{Node: at.Node, Port: out}).Node < 0:
+			return fmt.Sprintf("%s forwards LID 0x%04x to port %d, which has no cable", f.Name(at.Node), dlid, out)
 		}
 		next := lay.peerOf(fabric.PortRef{Node: at.Node, Port: out})
 		if lay.swIndex[next.Node] < 0 {
@@ -178,7 +177,7 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 		}
 		vl := w.t.SL2VL(at.Node, at.Port, out, sl)
 		if vl > 15 {
-			return fmt.Sprintf("%s maps SL %d from port %d to port %d onto VL %d", n.Name, sl, at.Port, out, vl)
+			return fmt.Sprintf("%s maps SL %d from port %d to port %d onto VL %d", f.Name(at.Node), sl, at.Port, out, vl)
 		}
 		ch := lay.chOff[at.Node] + out
 		node := ch*16 + int(vl)
@@ -190,7 +189,7 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 		prev = node
 		state := ch*16 + int(sl)
 		if w.inWalk[state] == w.walk {
-			return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s port %d)", dlid, f.PortString(src), n.Name, out)
+			return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s port %d)", dlid, f.PortString(src), f.Name(at.Node), out)
 		}
 		w.inWalk[state] = w.walk
 		if w.done[state] == epoch {
