@@ -20,6 +20,10 @@ const (
 // MaxSLs is the number of service levels InfiniBand has.
 const MaxSLs = 16
 
+// MaxVLs is the number of data VLs InfiniBand allows (VL 15 carries
+// subnet management).
+const MaxVLs = 15
+
 // Options configure the assigners.
 type Options struct {
 	// VLs is the number of data VLs the switches offer (real switches: 2,
@@ -35,8 +39,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.VLs == 0 {
 		o.VLs = 8
 	}
-	if o.VLs < 1 || o.VLs > 15 {
-		return o, fmt.Errorf("vls=%d: InfiniBand switches offer 1 to 15 data VLs (commonly 2, 4 or 8)", o.VLs)
+	if o.VLs < 1 || o.VLs > MaxVLs {
+		return o, fmt.Errorf("vls=%d: InfiniBand switches offer 1 to %d data VLs (commonly 2, 4 or 8)", o.VLs, MaxVLs)
 	}
 	return o, nil
 }

@@ -35,6 +35,15 @@ import (
 // (DSatur, Brélaz 1979). Routes longer than three hops, more colours than
 // the 16 SLs, or fewer than the needed VLs are errors.
 func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
+	return assignHops(r, opts, func(vls int) bool {
+		p, err := packDFSSSP(r, vls)
+		return err == nil && len(p.failed) == 0
+	})
+}
+
+// assignHops is AssignHops; dfssspFits tells whether DFSSSP would fit in
+// the VLs, for the advice when they are too few for hops.
+func assignHops(r *layers.Routing, opts Options, dfssspFits func(vls int) bool) (*Assignment, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -95,7 +104,11 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	}
 	need := max(longest, 1)
 	if need > opts.VLs {
-		return nil, fmt.Errorf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow more VLs (--vls) or use --deadlock dfsssp", need, longest, opts.VLs)
+		alt := ""
+		if dfssspFits(opts.VLs) {
+			alt = " or use --deadlock dfsssp"
+		}
+		return nil, &vlShortage{need, fmt.Sprintf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d)%s", need, longest, opts.VLs, need, need, alt)}
 	}
 	a := newAssignment(r, SchemeHops)
 	a.Colors = colors

@@ -89,9 +89,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	case "dfsssp":
 		res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
 	case "auto":
-		if res.Assignment, err = deadlock.AssignHops(r, opts); err != nil {
-			res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
-		}
+		res.Assignment, err = deadlock.AssignAuto(r, opts)
 	case "none":
 		res.Assignment = deadlock.None(r)
 	default:
