@@ -4,6 +4,7 @@ package procstat
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -22,4 +23,14 @@ func PeakRSSMB() float64 {
 		}
 	}
 	return 0
+}
+
+// Allocated returns the bytes of heap that f allocates (runtime.MemStats
+// TotalAlloc before and after), for tests that bound a function's memory.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
