@@ -67,7 +67,7 @@ var (
 // TestTooFewVLsFailFastWithAdviceThatWorks assigns VLs to the 4-layer
 // routings of the q=5 and q=7 Slim Flies for every VL count 1..8, every
 // scheme (hops, dfsssp, auto) with and without best effort, in a child
-// process limited to 1 GiB of address space. Each assignment succeeds with
+// process limited to 2 GiB of address space. Each assignment succeeds with
 // an acyclic CDG (or, in best effort, reports its routes on cycles) or
 // fails with an error that names its fix; every fix it names (--vls N,
 // --deadlock S, --best-effort) is followed and must succeed, and N must be
@@ -75,7 +75,7 @@ var (
 // what the successful 8-VL runs on the same routing allocate: the work is
 // bounded by the input, not by how few VLs were offered.
 func TestTooFewVLsFailFastWithAdviceThatWorks(t *testing.T) {
-	if !runUnderULimit(t, "TestTooFewVLsFailFastWithAdviceThatWorks", 1024) {
+	if !runUnderULimit(t, "TestTooFewVLsFailFastWithAdviceThatWorks", 2048) {
 		return
 	}
 	for _, q := range []int{5, 7} {
