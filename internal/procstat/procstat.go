@@ -3,6 +3,7 @@
 package procstat
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -11,8 +12,14 @@ import (
 
 // PeakRSSMB returns the process's peak resident set size so far (VmHWM of
 // /proc/self/status) in MiB, or 0 where that is not available.
-func PeakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
+func PeakRSSMB() float64 { return peakRSSMB("/proc/self/status") }
+
+// PeakRSSMBOf returns the peak resident set size of process pid (VmHWM of
+// /proc/PID/status) in MiB, or 0 where that is not available.
+func PeakRSSMBOf(pid int) float64 { return peakRSSMB(fmt.Sprintf("/proc/%d/status", pid)) }
+
+func peakRSSMB(status string) float64 {
+	b, err := os.ReadFile(status)
 	if err != nil {
 		return 0
 	}

@@ -24,8 +24,11 @@ import "C"
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -47,6 +50,18 @@ type state struct {
 var (
 	mu      sync.RWMutex
 	current *state
+)
+
+// inSettingsTerms rewrites the command-line flags in an error's advice as
+// the keys of the plugin's settings file, where the advice is followed.
+func inSettingsTerms(err error) error {
+	msg := flagDeadlock.ReplaceAllString(err.Error(), `deadlock = "$1"`)
+	return errors.New(flagKeys.Replace(msg))
+}
+
+var (
+	flagDeadlock = regexp.MustCompile(`--deadlock (\w+)`)
+	flagKeys     = strings.NewReplacer("--vls ", "vls = ", "(--vls)", "(vls)", "--best-effort", "best_effort = true", "--max-len ", "max_len = ", "--min-len ", "min_len = ", "--layers", "layers")
 )
 
 func errOut(buf *C.char, n C.int, err error) C.int {
@@ -93,7 +108,7 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msg
 	cfg.LIDsFromFabric = true
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
-		return errOut(msg, msgLen, err)
+		return errOut(msg, msgLen, inSettingsTerms(err))
 	}
 	st := &state{res: res, f: f, sw: map[fabric.GUID]fabric.NodeID{}, hca: map[fabric.GUID]bool{}, scheme: string(res.Assignment.Scheme), vls: res.Assignment.VLs}
 	for i := range f.Nodes() {
