@@ -19,7 +19,7 @@ func (e *vlShortage) Error() string { return e.msg }
 // at most three hops, enough VLs and SLs) and DFSSSP otherwise. When
 // neither fits in opts.VLs, the advice names the fewer VLs of the two.
 func AssignAuto(r *layers.Routing, opts Options) (*Assignment, error) {
-	a, hopsErr := assignHops(r, opts, func(int) bool { return false })
+	a, hopsErr := AssignHops(r, opts)
 	if hopsErr == nil {
 		return a, nil
 	}

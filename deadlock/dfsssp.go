@@ -121,7 +121,7 @@ func (p *packing) tooFewVLs(r *layers.Routing, opts Options) error {
 		need = fmt.Sprintf("%d VLs", p.firstFitNeeds)
 		fix = fmt.Sprintf("allow %d VLs (--vls %d), ", p.firstFitNeeds, p.firstFitNeeds)
 	}
-	if _, err := assignHops(r, opts, func(int) bool { return false }); err == nil {
+	if _, err := AssignHops(r, opts); err == nil {
 		fix += "use the hop-indexed scheme (--deadlock hops), "
 	}
 	return &vlShortage{p.firstFitNeeds, fmt.Sprintf("DFSSSP needs %s on this routing, %d allowed: %d routes fit on no VL without closing a cycle; %sor accept unprotected routes (--best-effort)",

@@ -35,15 +35,6 @@ import (
 // (DSatur, Brélaz 1979). Routes longer than three hops, more colours than
 // the 16 SLs, or fewer than the needed VLs are errors.
 func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
-	return assignHops(r, opts, func(vls int) bool {
-		p, err := packDFSSSP(r, vls)
-		return err == nil && len(p.failed) == 0
-	})
-}
-
-// assignHops is AssignHops; dfssspFits tells whether DFSSSP would fit in
-// the VLs, for the advice when they are too few for hops.
-func assignHops(r *layers.Routing, opts Options, dfssspFits func(vls int) bool) (*Assignment, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -104,11 +95,8 @@ func assignHops(r *layers.Routing, opts Options, dfssspFits func(vls int) bool) 
 	}
 	need := max(longest, 1)
 	if need > opts.VLs {
-		alt := ""
-		if dfssspFits(opts.VLs) {
-			alt = " or use --deadlock dfsssp"
-		}
-		return nil, &vlShortage{need, fmt.Sprintf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d)%s", need, longest, opts.VLs, need, need, alt)}
+		// no "use dfsssp": whether it fits is known only by running it
+		return nil, &vlShortage{need, fmt.Sprintf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d)", need, longest, opts.VLs, need, need)}
 	}
 	a := newAssignment(r, SchemeHops)
 	a.Colors = colors
