@@ -24,9 +24,11 @@ import (
 // (a subset of an acyclic set stays acyclic), so traffic spreads over all
 // opts.VLs. A route's SL is its VL, and every SL2VL table is the identity.
 //
-// When opts.VLs are not enough it fails, saying how many routes fit
+// When opts.VLs are not enough it fails, saying how many VLs first fit
+// needs (it always packs over all MaxVLs to know) and how many routes fit
 // nowhere, unless opts.BestEffort is set: then those routes go on the last
-// VL, unprotected, and are listed in Assignment.OnCycle.
+// VL, unprotected, and are listed in Assignment.OnCycle. Either way the
+// work is bounded by the routes' channels times MaxVLs, whatever opts.VLs.
 func AssignDFSSSP(r *layers.Routing, opts Options) (*Assignment, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,12 +17,21 @@ import (
 // --slimfly 11` (168 MB of files) into a directory holding older files,
 // waits until the temporary LFT file is being written, and sends SIGINT
 // (then, in a second run, SIGTERM): the command exits with 128 + the
-// signal, no temporary file is left, and every old file is unchanged.
+// signal, no temporary file is left, and every old file is unchanged; a
+// third run into a directory that did not exist leaves no directory.
 func TestInterruptMidWriteLeavesOutputsAsTheyWere(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
+	for _, c := range []struct {
+		sig    syscall.Signal
+		newDir bool
+	}{{syscall.SIGINT, false}, {syscall.SIGTERM, false}, {syscall.SIGINT, true}} {
+		sig := c.sig
+		t.Run(fmt.Sprintf("%v,new-dir=%v", sig, c.newDir), func(t *testing.T) {
+			parent := t.TempDir()
+			dir := parent
 			old := map[string]string{"opensm-lfts.txt": "old tables\n", "guid2lid": "old cache\n", "summary.json": "{}\n"}
+			if c.newDir {
+				dir, old = filepath.Join(parent, "route", "sf11"), nil
+			}
 			for name, content := range old {
 				os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 			}
@@ -52,7 +62,7 @@ func TestInterruptMidWriteLeavesOutputsAsTheyWere(t *testing.T) {
 			if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) || !strings.Contains(stderr.String(), "stopped") {
 				t.Errorf("exit %v, want status %d; stderr:\n%s", err, 128+int(sig), stderr.String())
 			}
-			entries, _ := os.ReadDir(dir)
+			entries, _ := os.ReadDir(parent)
 			if len(entries) != len(old) {
 				var names []string
 				for _, e := range entries {

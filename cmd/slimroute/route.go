@@ -136,13 +136,10 @@ Examples:
 	}
 }
 
-// writeRoute writes the files of a routing run into dir, atomically, and
-// returns the summary it wrote.
+// writeRoute writes the files of a routing run into dir (made if missing),
+// atomically, and returns the summary it wrote.
 func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (*routeSummary, error) {
 	r, a, lids, tab, rep := res.Routing, res.Assignment, res.LIDs, res.Tables, res.Verify
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	sum := &routeSummary{}
 	sum.Fabric = fabric.ComputeStats(f)
 	sum.Layers, sum.Bounds, sum.Stats, sum.Trees = r.NumLayers(), r.Bounds.String(), r.Stats, r.Trees
@@ -166,9 +163,6 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 	if ibdm {
 		view, err := lft.NewIBDMView(tab)
 		if err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(filepath.Join(dir, "ibdmchk"), 0o755); err != nil {
 			return nil, err
 		}
 		files = append(files, []struct {

@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,7 @@ var pending struct {
 	sync.Mutex
 	aborted atomic.Bool // set under the mutex; read without it by abortable
 	files   map[string]bool
+	dirs    []string // directories made for the writes in progress, parents first
 }
 
 // Abort removes the temporary files of the writes in progress and makes
@@ -50,8 +52,9 @@ func Abort() int {
 	for name := range pending.files {
 		os.Remove(name)
 	}
+	removeDirs(pending.dirs)
 	n := len(pending.files)
-	pending.files = nil
+	pending.files, pending.dirs = nil, nil
 	return n
 }
 
@@ -71,20 +74,21 @@ type File struct {
 
 // WriteAll writes files as a set: the regular ones go to temporary files,
 // and only when every file is written are they renamed into place, in one
-// step that Abort cannot split. An error or Abort on the way leaves every
-// target as it was. Devices, FIFOs and open-file links are written through,
+// step that Abort cannot split. Missing directories are made. An error or
+// Abort on the way leaves every target as it was and removes the
+// directories made. Devices, FIFOs and open-file links are written through,
 // in order, as they come.
 func WriteAll(files ...File) (err error) {
 	var done []staged
+	var made []string // directories this call made, parents first
 	defer func() {
-		if err != nil {
-			for _, st := range done {
-				forget(st.tmp, true)
-			}
+		for _, st := range done {
+			forget(st.tmp, err != nil)
 		}
+		forgetDirs(made, err != nil)
 	}()
 	for _, f := range files {
-		st, err := stage(f)
+		st, err := stage(f, &made)
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
@@ -99,7 +103,7 @@ func WriteAll(files ...File) (err error) {
 type staged struct{ tmp, target, path string }
 
 // stage writes f through, or to a temporary file next to its target.
-func stage(f File) (staged, error) {
+func stage(f File, made *[]string) (staged, error) {
 	if f.Path == "" {
 		return staged{}, errors.New("the file name is empty")
 	}
@@ -109,6 +113,9 @@ func stage(f File) (staged, error) {
 	}
 	if through {
 		return staged{}, writeThrough(f.Path, f.Write)
+	}
+	if err := mkdirs(filepath.Dir(target), made); err != nil {
+		return staged{}, err
 	}
 	tmp, err := writeTemporary(target, f.Perm, f.Write)
 	return staged{tmp, target, f.Path}, err
@@ -272,6 +279,50 @@ func commit(files []staged) error {
 		}
 	}
 	return nil
+}
+
+// mkdirs makes dir and its missing parents, registering each it makes
+// (parents first) in made and for Abort.
+func mkdirs(dir string, made *[]string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	pending.Lock()
+	defer pending.Unlock()
+	if pending.aborted.Load() {
+		return ErrAborted
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		*made = append(*made, missing[i])
+		pending.dirs = append(pending.dirs, missing[i])
+	}
+	return nil
+}
+
+// forgetDirs unregisters the directories made and, if remove, removes
+// them (those still empty).
+func forgetDirs(made []string, remove bool) {
+	pending.Lock()
+	defer pending.Unlock()
+	pending.dirs = slices.DeleteFunc(pending.dirs, func(d string) bool { return slices.Contains(made, d) })
+	if remove {
+		removeDirs(made)
+	}
+}
+
+// removeDirs removes the directories listed parents first, children first
+// (those still empty).
+func removeDirs(dirs []string) {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i])
+	}
 }
 
 // forget unregisters tmp and, if remove, deletes it.

@@ -280,3 +280,32 @@ func TestWriteAllIsAllOrNothing(t *testing.T) {
 		noTemporaries(t, dir)
 	}
 }
+
+// TestWriteAllRemovesTheDirectoriesItMadeOnFailure: files into a missing
+// nested directory make it on success, and leave nothing when the write
+// fails or is aborted.
+func TestWriteAllRemovesTheDirectoriesItMadeOnFailure(t *testing.T) {
+	defer func() { pending.aborted.Store(false) }()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "route", "sf5")
+	boom := errors.New("boom")
+	for _, fail := range []func(io.Writer) error{
+		func(io.Writer) error { return boom },
+		func(io.Writer) error { Abort(); return ErrAborted },
+	} {
+		err := WriteAll(File{filepath.Join(out, "a"), 0o644, writeString("a")}, File{filepath.Join(out, "sub", "b"), 0o644, fail})
+		if err == nil {
+			t.Fatal("the failing write succeeded")
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("after %v the directory holds %d entries, want none", err, len(entries))
+		}
+	}
+	pending.aborted.Store(false)
+	if err := WriteAll(File{filepath.Join(out, "sub", "b"), 0o644, writeString("b")}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "sub", "b")); string(b) != "b" || len(pending.dirs) != 0 {
+		t.Errorf("the new file holds %q; %d directories still registered", b, len(pending.dirs))
+	}
+}
