@@ -42,7 +42,7 @@ func TestResourceHungryInputsFailFastUnderAMemoryLimit(t *testing.T) {
 		{[]string{"route", "--slimfly", "5", "--deadlock", "dfsssp", "--vls", "1", "-o", "x"}, "DFSSSP needs 4 VLs on this routing, 1 allowed"},
 		{[]string{"route", "--slimfly", "5", "--deadlock", "auto", "--vls", "1", "-o", "x"}, "allow 3 VLs (--vls 3)"},
 		{[]string{"route", "--slimfly", "7", "--deadlock", "dfsssp", "--vls", "2", "-o", "x"}, "allow 5 VLs (--vls 5)"},
-		{[]string{"topo", "stats", "--slimfly", "4294967291"}, "the largest Slim Fly has q=169"},
+		{[]string{"topo", "stats", "--slimfly", "4294967291"}, "use q ≤ 31 with the default endpoints, or up to 109"},
 		{[]string{"topo", "stats", "--slimfly", "1000003"}, "too large"},
 		{[]string{"topo", "clos", "--levels", "3", "--radix", "254"}, "set pods to at most 2"},
 		{[]string{"topo", "kary", "--k", "100", "--n", "4"}, "use n ≤ 2"},

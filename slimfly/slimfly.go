@@ -61,7 +61,7 @@ func NewDesign(q int) (*Design, error) {
 		return nil, fmt.Errorf("q=%d has no Slim Fly: q must be a prime power 4w+δ with δ in {-1,0,1}; try q in %s", q, nearby(q))
 	}
 	if q > MaxQ() {
-		return nil, fmt.Errorf("q=%d is too large: its switches would need %d network ports, but a switch has at most %d; the largest Slim Fly has q=%d", q, degreeOf(q), fabric.MaxPorts, MaxQ())
+		return nil, fmt.Errorf("q=%d is too large for one InfiniBand subnet (%d unicast LIDs) and %d-port switches; use q ≤ %d with the default endpoints, or up to %d with fewer endpoints per switch", q, fabric.MaxLIDs, fabric.MaxPorts, maxDefaultQ(), MaxQ())
 	}
 	f, err := NewField(q)
 	if err != nil {
@@ -113,11 +113,18 @@ func degreeOf(q int) int {
 	return (3*q - delta) / 2
 }
 
-// MaxQ is the largest q whose switches have room for their (3q − δ)/2
-// network ports and one endpoint within fabric.MaxPorts ports.
-func MaxQ() int {
+// MaxQ is the largest q whose Slim Fly fits one subnet at all: with one
+// endpoint per switch, its switches have room for their (3q − δ)/2 network
+// ports and its 2q² switches and HCAs for fabric.MaxLIDs.
+func MaxQ() int { return largestQ(func(int) int { return 1 }) }
+
+// maxDefaultQ is the largest q whose Slim Fly with the default ⌈k′/2⌉
+// endpoints per switch fits one subnet.
+func maxDefaultQ() int { return largestQ(func(q int) int { return (degreeOf(q) + 1) / 2 }) }
+
+func largestQ(hosts func(q int) int) int {
 	q := 2*fabric.MaxPorts/3 + 1
-	for !admissible(q) || degreeOf(q)+1 > fabric.MaxPorts {
+	for q > 3 && (!admissible(q) || degreeOf(q)+hosts(q) > fabric.MaxPorts || 2*q*q*(1+hosts(q)) > fabric.MaxLIDs) {
 		q--
 	}
 	return q
@@ -303,10 +310,6 @@ func fitsOneSubnet(q, hosts int) error {
 	if most := fabric.MaxLIDs/n - 1; most >= 1 {
 		fix = fmt.Sprintf("at most %d endpoints per switch, or ", most)
 	}
-	smaller := q
-	for smaller > 3 && (!admissible(smaller) || 2*smaller*smaller*(1+(degreeOf(smaller)+1)/2) > fabric.MaxLIDs) {
-		smaller--
-	}
 	return fmt.Errorf("q=%d with %d endpoints per switch: %d switches and %d HCAs need %d LIDs, but an InfiniBand subnet has %d; use %sq ≤ %d with the default endpoints",
-		q, hosts, n, n*hosts, n*(1+hosts), fabric.MaxLIDs, fix, smaller)
+		q, hosts, n, n*hosts, n*(1+hosts), fabric.MaxLIDs, fix, maxDefaultQ())
 }
