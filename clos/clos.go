@@ -60,6 +60,16 @@ func Resolve(p Params) (Derived, error) {
 	if q.Radix < 2 || q.Radix > fabric.MaxPorts {
 		return d, fmt.Errorf("radix=%d: want the switch port count, 2..%d", q.Radix, fabric.MaxPorts)
 	}
+	// no count may exceed the LIDs of a subnet; this also keeps the
+	// products below from overflowing
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"hosts_per_leaf", q.HostsPerLeaf}, {"leaf_uplinks", q.LeafUplinks}, {"leaves", q.Leaves}, {"spines", q.Spines}, {"pods", q.Pods}, {"spine_uplinks", q.SpineUplinks}, {"cores", q.Cores}} {
+		if c.v > fabric.MaxLIDs {
+			return d, fmt.Errorf("%s=%d: more than the %d LIDs of an InfiniBand subnet", c.name, c.v, fabric.MaxLIDs)
+		}
+	}
 	if q.HostsPerLeaf == 0 && q.LeafUplinks == 0 {
 		a, b, err := parseRatio(q.Oversubscription)
 		if err != nil {
@@ -106,7 +116,7 @@ func Resolve(p Params) (Derived, error) {
 		if q.Pods != 0 || q.Cores != 0 || q.SpineUplinks != 0 {
 			return d, fmt.Errorf("pods, cores and spine_uplinks apply to 3-level fabrics; set levels = 3 or remove them")
 		}
-		return d, nil
+		return d, d.fitsOneSubnet(false)
 	}
 	if q.SpineUplinks == 0 {
 		q.SpineUplinks = q.Radix - spineDown
@@ -114,8 +124,9 @@ func Resolve(p Params) (Derived, error) {
 	if q.SpineUplinks < 1 || spineDown+q.SpineUplinks > q.Radix {
 		return d, fmt.Errorf("each spine needs %d down-links + %d up-links, but radix is %d", spineDown, q.SpineUplinks, q.Radix)
 	}
-	if q.Cores == 0 {
-		q.Cores = q.Spines * q.SpineUplinks / coreParallel(q.Radix, q.Pods, q.SpineUplinks)
+	coresGiven := q.Cores != 0
+	if !coresGiven {
+		q.Cores = defaultCores(*q)
 	}
 	if q.Cores%q.Spines != 0 {
 		return d, fmt.Errorf("cores=%d: the cores form one plane per spine position, so cores must be a multiple of spines per pod (%d)", q.Cores, q.Spines)
@@ -132,7 +143,47 @@ func Resolve(p Params) (Derived, error) {
 		return d, fmt.Errorf("each core needs %d down-links (%d pods × %d parallel cables), but radix is %d", q.Pods*d.SpineParallel, q.Pods, d.SpineParallel, q.Radix)
 	}
 	d.SpineOversub = float64(spineDown) / float64(q.SpineUplinks)
-	return d, nil
+	return d, d.fitsOneSubnet(coresGiven)
+}
+
+// defaultCores is the number of cores when none is given: the spines'
+// up-links spread over as few cores as still fit every pod (coreParallel).
+func defaultCores(q Params) int {
+	return q.Spines * q.SpineUplinks / coreParallel(q.Radix, q.Pods, q.SpineUplinks)
+}
+
+// fitsOneSubnet refuses a shape whose switches and HCAs need more LIDs than
+// one InfiniBand subnet has, before anything is built; for 3 levels it
+// names the most pods that fit (with fewer pods, the default cores shrink
+// too unless coresGiven).
+func (d Derived) fitsOneSubnet(coresGiven bool) error {
+	q := d.Params
+	pods, pod, top := 1, q.Leaves*(1+q.HostsPerLeaf), q.Spines // 2 levels: the spines are the top
+	if q.Levels == 3 {
+		pods, pod, top = q.Pods, pod+q.Spines, q.Cores
+	}
+	need := pods*pod + top
+	if need <= fabric.MaxLIDs {
+		return nil
+	}
+	hosts := pods * q.Leaves * q.HostsPerLeaf
+	msg := fmt.Sprintf("%d-level Clos of radix %d: %d switches and %d HCAs need %d LIDs, but an InfiniBand subnet has %d", q.Levels, q.Radix, need-hosts, hosts, need, fabric.MaxLIDs)
+	if q.Levels == 3 {
+		for most := min(q.Pods-1, fabric.MaxLIDs/pod); most >= 1; most-- {
+			fewer := q
+			fewer.Pods = most
+			if !coresGiven {
+				fewer.Cores = defaultCores(fewer)
+			}
+			if most*pod+fewer.Cores <= fabric.MaxLIDs {
+				return fmt.Errorf("%s: set pods to at most %d", msg, most)
+			}
+		}
+	}
+	if most := (fabric.MaxLIDs - top) / (1 + q.HostsPerLeaf); q.Levels == 2 && most >= 1 {
+		return fmt.Errorf("%s: set leaves to at most %d", msg, most)
+	}
+	return fmt.Errorf("%s: use switches of fewer ports", msg)
 }
 
 // coreParallel is how many cables a spine runs to each core of its plane

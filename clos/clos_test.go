@@ -231,6 +231,9 @@ func TestDefaultCoresUseTheirPorts(t *testing.T) {
 	for radix := 4; radix <= 64; radix += 2 {
 		for pods := 1; pods <= radix; pods++ {
 			d, err := Resolve(Params{Levels: 3, Radix: radix, Pods: pods})
+			if err != nil && strings.Contains(err.Error(), "an InfiniBand subnet has") {
+				continue // beyond one subnet's LIDs, refused as such (TestClosParametersCheckedBeforeAllocation)
+			}
 			if err != nil {
 				t.Fatalf("radix %d, %d pods: %v", radix, pods, err)
 			}

@@ -29,6 +29,13 @@ func KAryNTree(k, n int) (*fabric.Fabric, error) {
 			return nil, fmt.Errorf("k=%d, n=%d: %d switches per level is more than slimroute builds", k, n, per)
 		}
 	}
+	if need := n*per + per*k; need > fabric.MaxLIDs {
+		fewer := n
+		for fewer > 1 && fewer*pow(k, fewer-1)+pow(k, fewer) > fabric.MaxLIDs {
+			fewer--
+		}
+		return nil, fmt.Errorf("k=%d, n=%d: %d switches and %d HCAs need %d LIDs, but an InfiniBand subnet has %d; use n ≤ %d or a smaller k", k, n, n*per, per*k, need, fabric.MaxLIDs, fewer)
+	}
 	digits := func(v, count int) []int {
 		d := make([]int, count)
 		for i := count - 1; i >= 0; i-- {
@@ -87,4 +94,13 @@ func KAryNTree(k, n int) (*fabric.Fabric, error) {
 		links = append(links, fabric.Link{A: fabric.PortRef{Node: leaf, Port: d[n-1] + 1}, B: fabric.PortRef{Node: id, Port: 1}})
 	}
 	return fabric.New(nodes, links)
+}
+
+// pow is k^e for the small k and e of a k-ary n-tree.
+func pow(k, e int) int {
+	v := 1
+	for ; e > 0; e-- {
+		v *= k
+	}
+	return v
 }

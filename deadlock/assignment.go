@@ -17,8 +17,8 @@ const (
 	SchemeHops   Scheme = "hops"   // VL = hop index, for routes of ≤ 3 hops
 )
 
-// MaxSLs is the number of service levels InfiniBand has, MaxVLs the most
-// data VLs a switch can offer.
+// MaxSLs is the number of service levels InfiniBand has, MaxVLs the number
+// of data VLs it allows (VL 15 carries subnet management).
 const (
 	MaxSLs = 16
 	MaxVLs = 15
@@ -39,8 +39,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.VLs == 0 {
 		o.VLs = 8
 	}
-	if o.VLs < 1 || o.VLs > 15 {
-		return o, fmt.Errorf("vls=%d: InfiniBand switches offer 1 to 15 data VLs (commonly 2, 4 or 8)", o.VLs)
+	if o.VLs < 1 || o.VLs > MaxVLs {
+		return o, fmt.Errorf("vls=%d: InfiniBand switches offer 1 to %d data VLs (commonly 2, 4 or 8)", o.VLs, MaxVLs)
 	}
 	return o, nil
 }

@@ -77,7 +77,7 @@ func TestRingNeedsTwoVLs(t *testing.T) {
 	if rep := check(t, r, a); !rep.Acyclic() {
 		t.Errorf("DFSSSP on a ring: cycle %s", rep.CycleString())
 	}
-	if _, err := deadlock.AssignDFSSSP(r, deadlock.Options{VLs: 1}); err == nil || !strings.Contains(err.Error(), "needs more than 1 VLs") {
+	if _, err := deadlock.AssignDFSSSP(r, deadlock.Options{VLs: 1}); err == nil || !strings.Contains(err.Error(), "needs 2 VLs on this routing, 1 allowed") {
 		t.Errorf("one VL on a ring: %v", err)
 	}
 	be, err := deadlock.AssignDFSSSP(r, deadlock.Options{VLs: 1, BestEffort: true})

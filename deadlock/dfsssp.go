@@ -24,61 +24,127 @@ import (
 // (a subset of an acyclic set stays acyclic), so traffic spreads over all
 // opts.VLs. A route's SL is its VL, and every SL2VL table is the identity.
 //
-// When opts.VLs are not enough it fails, saying how many routes fit
+// When opts.VLs are not enough it fails, saying how many VLs first fit
+// needs (it always packs over all MaxVLs to know) and how many routes fit
 // nowhere, unless opts.BestEffort is set: then those routes go on the last
-// VL, unprotected, and are listed in Assignment.OnCycle.
+// VL, unprotected, and are listed in Assignment.OnCycle. Either way the
+// work is bounded by the routes' channels times MaxVLs, whatever opts.VLs.
 func AssignDFSSSP(r *layers.Routing, opts Options) (*Assignment, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	routes := enumerate(r)
-	// channel sequences, flattened
-	off := make([]int32, len(routes)+1)
-	var chans []int32
+	p, err := packDFSSSP(r, opts.VLs)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.failed) > 0 && !opts.BestEffort {
+		return nil, p.tooFewVLs(r, opts)
+	}
+	a := newAssignment(r, SchemeDFSSSP)
+	a.Packing, a.Needed = p.name, vlsUsed(p.vl)
+	if len(p.failed) > 0 {
+		a.RoutesOnCycle, a.Needed = len(p.failed), p.firstFitNeeds
+		for _, ri := range p.failed[:min(len(p.failed), 50)] {
+			rt := p.routes[ri]
+			a.OnCycle = append(a.OnCycle, fmt.Sprintf("layer %d: %s -> %s", rt.layer, r.Fabric.Node(r.SwitchID(int(rt.s))).Name, r.DestName(int(rt.d))))
+		}
+	}
+	used := spread(p.routes, p.vl, vlsUsed(p.vl), opts.VLs)
+	for i, rt := range p.routes {
+		*a.slot(int(rt.layer), int(rt.s), int(rt.d)) = p.vl[i]
+	}
+	copySharedSLs(a)
+	a.VLs, a.SLs = used, used
+	return a, nil
+}
+
+// packing is the outcome of packing the routes into VLs.
+type packing struct {
+	name          string  // "first fit" or "cycle breaking"
+	routes        []route // the routes, and the VL of each
+	vl            []uint8
+	failed        []int32 // routes that fit on no VL (left on the last one)
+	firstFitNeeds int     // VLs first fit needs; MaxVLs+1: more than InfiniBand has
+}
+
+// packDFSSSP packs the routes of r into vls VLs, first fit, then cycle
+// breaking if first fit leaves routes over. Every route is placed at most
+// once by each packing, so the work and memory are bounded by the routes'
+// channels times MaxVLs, whatever vls is.
+func packDFSSSP(r *layers.Routing, vls int) (*packing, error) {
+	routes, off, chans, err := routeChannels(r)
+	if err != nil {
+		return nil, err
+	}
+	C := r.NumChannels()
+	// First fit over every VL InfiniBand has tells how many this routing
+	// needs; on the first vls VLs it places exactly what a run limited to
+	// them would (a VL's DAG holds only the routes placed on it).
+	vl, failed := packFirstFit(routes, off, chans, C, MaxVLs)
+	p := &packing{name: "first fit", routes: routes, firstFitNeeds: MaxVLs + 1}
+	if len(failed) == 0 {
+		p.firstFitNeeds = vlsUsed(vl)
+	}
+	p.vl, p.failed = vl, overflow(vl, failed, vls)
+	if len(p.failed) > 0 {
+		if vl2, failed2 := packBreaking(routes, off, chans, C, vls); better(vl2, failed2, p.vl, p.failed) {
+			p.vl, p.failed, p.name = vl2, failed2, "cycle breaking"
+		}
+	}
+	return p, nil
+}
+
+// routeChannels lists the routes of r and the channels of each, flattened:
+// route i crosses chans[off[i]:off[i+1]].
+func routeChannels(r *layers.Routing) (routes []route, off, chans []int32, err error) {
+	routes = enumerate(r)
+	off = make([]int32, len(routes)+1)
 	var buf []int
 	for i, rt := range routes {
 		buf, err = r.PathChannels(int(rt.layer), int(rt.s), int(rt.d), buf)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		for _, c := range buf {
 			chans = append(chans, int32(c))
 		}
 		off[i+1] = int32(len(chans))
 	}
-	C := r.NumChannels()
-	a := newAssignment(r, SchemeDFSSSP)
-	vl, failed := packFirstFit(routes, off, chans, C, opts.VLs)
-	a.Packing = "first fit"
-	if len(failed) > 0 {
-		if vl2, failed2 := packBreaking(routes, off, chans, C, opts.VLs); better(vl2, failed2, vl, failed) {
-			vl, failed = vl2, failed2
-			a.Packing = "cycle breaking"
+	return routes, off, chans, nil
+}
+
+// tooFewVLs is the error of a packing that left routes over; each piece of
+// advice in it works when followed.
+func (p *packing) tooFewVLs(r *layers.Routing, opts Options) error {
+	need := fmt.Sprintf("more than %d VLs, the most InfiniBand has", MaxVLs)
+	fix := ""
+	if p.firstFitNeeds <= MaxVLs {
+		need = fmt.Sprintf("%d VLs", p.firstFitNeeds)
+		fix = fmt.Sprintf("allow %d VLs (--vls %d), ", p.firstFitNeeds, p.firstFitNeeds)
+	}
+	if _, err := AssignHops(r, opts); err == nil {
+		fix += "use the hop-indexed scheme (--deadlock hops), "
+	}
+	return &vlShortage{p.firstFitNeeds, fmt.Sprintf("DFSSSP needs %s on this routing, %d allowed: %d routes fit on no VL without closing a cycle; %sor accept unprotected routes (--best-effort)",
+		need, opts.VLs, len(p.failed), fix)}
+}
+
+// overflow returns the routes that are failed or on a VL ≥ vls, in route
+// order, and puts them on the last VL.
+func overflow(vl []uint8, failed []int32, vls int) []int32 {
+	isFailed := make([]bool, len(vl))
+	for _, ri := range failed {
+		isFailed[ri] = true
+	}
+	var out []int32
+	for ri, v := range vl {
+		if int(v) >= vls || isFailed[ri] {
+			out = append(out, int32(ri))
+			vl[ri] = uint8(vls - 1)
 		}
 	}
-	if len(failed) > 0 {
-		if !opts.BestEffort {
-			return nil, fmt.Errorf("DFSSSP needs more than %d VLs: %d routes fit on no VL without closing a cycle; allow more VLs (--vls), use the hop-indexed scheme (--deadlock hops), or accept unprotected routes (--best-effort)", opts.VLs, len(failed))
-		}
-		a.RoutesOnCycle = len(failed)
-		for _, ri := range failed {
-			if len(a.OnCycle) == 50 {
-				break
-			}
-			rt := routes[ri]
-			a.OnCycle = append(a.OnCycle, fmt.Sprintf("layer %d: %s -> %s", rt.layer, a.r.Fabric.Node(a.r.SwitchID(int(rt.s))).Name, a.r.DestName(int(rt.d))))
-		}
-	}
-	used := vlsUsed(vl)
-	a.Needed = used
-	used = spread(routes, vl, used, opts.VLs)
-	for i, rt := range routes {
-		*a.slot(int(rt.layer), int(rt.s), int(rt.d)) = vl[i]
-	}
-	copySharedSLs(a)
-	a.VLs, a.SLs = used, used
-	return a, nil
+	return out
 }
 
 // packBreaking is DFSSSP's packing: every route starts on VL 0 and the
@@ -92,7 +158,7 @@ func packBreaking(routes []route, off, chans []int32, C, vls int) ([]uint8, []in
 		higher[v] = newDAG(C)
 	}
 	var failed []int32
-	breakCycles(routes, off, chans, vl, C, func(ri int32) {
+	breakCycles(routes, off, chans, C, func(ri int32) {
 		edges := chans[off[ri]:off[ri+1]]
 		for v := 1; v < vls; v++ {
 			if higher[v].tryAdd(edges) {
@@ -158,7 +224,13 @@ type cdgEdge struct {
 // breakCycles makes the CDG of the routes on VL 0 acyclic: while it has a
 // cycle, the routes inducing the cycle's least used edge leave VL 0 and are
 // handed to place.
-func breakCycles(routes []route, off, chans []int32, vl []uint8, C int, place func(int32)) {
+//
+// Every route leaves VL 0 at most once (left), whether place finds it a VL
+// or not, and every cycle found moves at least one route (the cycle's
+// edges all have a route on VL 0), so there are at most len(routes)
+// cycles to break.
+func breakCycles(routes []route, off, chans []int32, C int, place func(int32)) {
+	left := make([]bool, len(routes))
 	ids := map[uint64]int32{}
 	var edges []cdgEdge
 	key := func(a, b int32) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
@@ -225,9 +297,10 @@ func breakCycles(routes []route, off, chans []int32, vl []uint8, C int, place fu
 					}
 				}
 				for _, ri := range edges[best].routes {
-					if vl[ri] != 0 {
+					if left[ri] {
 						continue
 					}
+					left[ri] = true
 					for j := off[ri]; j+1 < off[ri+1]; j++ {
 						edges[ids[key(chans[j], chans[j+1])]].count--
 					}

@@ -92,7 +92,7 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing (%d switch colours, %d for routes of five hops or more), InfiniBand has %d; use --deadlock dfsssp", n+nLong, n, nLong, MaxSLs)
 	}
 	if need+nLong > opts.VLs {
-		return nil, fmt.Errorf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, longest, opts.VLs, need+nLong, need+nLong)
+		return nil, &vlShortage{need + nLong, fmt.Sprintf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, longest, opts.VLs, need+nLong, need+nLong)}
 	}
 	a := newAssignment(r, SchemeHops)
 	a.Colors, a.fourHops = colors, four > 0 || len(long) > 0
@@ -204,9 +204,9 @@ func packLong(r *layers.Routing, long []path, avail, slsLeft int) ([]uint8, int,
 	most := MaxVLs - 4
 	if vl, failed := packFirstFit(routes, off, chans, r.NumChannels(), most); len(failed) == 0 && vlsUsed(vl) <= slsLeft {
 		need := 4 + vlsUsed(vl)
-		return nil, 0, fmt.Errorf("%s: the hop-indexed scheme needs %d VLs for them, %d are available; allow %d VLs (--vls %d) if the switches have them", msg, need, avail+4, need, need)
+		return nil, 0, &vlShortage{need, fmt.Sprintf("%s: the hop-indexed scheme needs %d VLs for them, %d are available; allow %d VLs (--vls %d) if the switches have them", msg, need, avail+4, need, need)}
 	}
-	return nil, 0, fmt.Errorf("%s: they do not fit the VLs and SLs InfiniBand has beside the 4 hop classes; use --deadlock dfsssp", msg)
+	return nil, 0, &vlShortage{MaxVLs + 1, fmt.Sprintf("%s: they do not fit the VLs and SLs InfiniBand has beside the 4 hop classes; use --deadlock dfsssp", msg)}
 }
 
 // dsatur colours the graph given by sorted adjacency lists: repeatedly the

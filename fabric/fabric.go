@@ -263,6 +263,12 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 // and 255 means "drop" in a forwarding table).
 const MaxPorts = 254
 
+// MaxLIDs is the number of unicast LIDs of one InfiniBand subnet
+// (0x0001–0xBFFF). Every switch and every HCA port takes one, so a fabric
+// with more of them cannot be one subnet; the builders refuse such a
+// fabric before they allocate it.
+const MaxLIDs = 0xBFFF
+
 const maxErrors = 20
 
 func portLess(a, b PortRef) bool {

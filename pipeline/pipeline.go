@@ -96,7 +96,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	case "dfsssp":
 		res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
 	case "auto":
-		res.Assignment, err = assignAuto(r, opts)
+		res.Assignment, err = deadlock.AssignAuto(r, opts)
 	case "none":
 		res.Assignment = deadlock.None(r)
 	default:
@@ -121,30 +121,6 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, fmt.Errorf("the routing has a credit loop (%s): use deadlock scheme hops or dfsssp", res.Verify.CycleString())
 	}
 	return res, nil
-}
-
-// assignAuto picks the VL scheme for the fabric: on a fabric designed with
-// diameter 2 (Slim Fly, two-level Clos, also with failures) the
-// hop-indexed scheme, whose three VLs a few longer routes do not change;
-// elsewhere (deeper fat trees, whose up-down routes DFSSSP fits on one VL)
-// DFSSSP. Each falls back to the other, and when neither fits the error
-// gives both reasons, each with the VLs it would need.
-func assignAuto(r *layers.Routing, opts deadlock.Options) (*deadlock.Assignment, error) {
-	first, second := deadlock.AssignHops, deadlock.AssignDFSSSP
-	names := [2]string{"hops", "dfsssp"}
-	if r.Bounds.PerPair {
-		first, second = second, first
-		names[0], names[1] = names[1], names[0]
-	}
-	a, err1 := first(r, opts)
-	if err1 == nil {
-		return a, nil
-	}
-	a, err2 := second(r, opts)
-	if err2 == nil {
-		return a, nil
-	}
-	return nil, fmt.Errorf("deadlock = auto: neither scheme fits: %s: %v; %s: %v", names[0], err1, names[1], err2)
 }
 
 // stages times the stages of a run with the caller's clock.

@@ -16,12 +16,19 @@ type field struct {
 	log  []int // log[e] = k with ξ^k = e, for e != 0
 }
 
+// maxFieldOrder bounds q before newField allocates its q-sized tables (a
+// Slim Fly needs q ≤ MaxQ, far less).
+const maxFieldOrder = 1 << 16
+
 // newField builds GF(q) for a prime power q. Its primitive element ξ is the
 // smallest primitive root for prime q, and x for q = p^n with n > 1, where
 // the primitive polynomial is the first in lexicographic order of
 // (c_0, …, c_{n-1}) — so the field, and everything built on it, is the same
 // on every run.
 func newField(q int) (*field, error) {
+	if q > maxFieldOrder {
+		return nil, fmt.Errorf("q=%d: slimroute builds fields of at most %d elements", q, maxFieldOrder)
+	}
 	p, n, ok := primePower(q)
 	if !ok {
 		return nil, fmt.Errorf("q=%d is not a prime power; GF(q) exists only for q = p^n with p prime", q)

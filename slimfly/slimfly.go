@@ -60,6 +60,9 @@ func NewDesign(q int) (*Design, error) {
 	if q < 3 || q%4 == 2 {
 		return nil, fmt.Errorf("q=%d has no Slim Fly: q must be a prime power 4w+δ with δ in {-1,0,1}; try q in %s", q, nearby(q))
 	}
+	if q > MaxQ() {
+		return nil, fmt.Errorf("q=%d is too large for one InfiniBand subnet (%d unicast LIDs) and %d-port switches; use q ≤ %d with the default endpoints, or up to %d with fewer endpoints per switch", q, fabric.MaxLIDs, fabric.MaxPorts, maxDefaultQ(), MaxQ())
+	}
 	f, err := newField(q)
 	if err != nil {
 		return nil, fmt.Errorf("q=%d has no Slim Fly: %v; try q in %s", q, err, nearby(q))
@@ -100,21 +103,58 @@ func NewDesign(q int) (*Design, error) {
 	return d, nil
 }
 
+// degreeOf is the network degree (3q − δ)/2 of a Slim Fly with q = 4w + δ,
+// for q not 2 mod 4; for large q only its size matters.
+func degreeOf(q int) int {
+	if q > 1<<40 {
+		return 1 << 40 // (3q − δ)/2 would overflow; any such q is too large
+	}
+	delta := map[int]int{0: 0, 1: 1, 3: -1}[q%4]
+	return (3*q - delta) / 2
+}
+
+// MaxQ is the largest q whose Slim Fly fits one subnet at all: with one
+// endpoint per switch, its switches have room for their (3q − δ)/2 network
+// ports and its 2q² switches and HCAs for fabric.MaxLIDs.
+func MaxQ() int { return largestQ(func(int) int { return 1 }) }
+
+// maxDefaultQ is the largest q whose Slim Fly with the default ⌈k′/2⌉
+// endpoints per switch fits one subnet.
+func maxDefaultQ() int { return largestQ(func(q int) int { return (degreeOf(q) + 1) / 2 }) }
+
+func largestQ(hosts func(q int) int) int {
+	q := 2*fabric.MaxPorts/3 + 1
+	for q > 3 && (!admissible(q) || degreeOf(q)+hosts(q) > fabric.MaxPorts || 2*q*q*(1+hosts(q)) > fabric.MaxLIDs) {
+		q--
+	}
+	return q
+}
+
+func admissible(q int) bool {
+	_, _, ok := primePower(q)
+	return ok && q%4 != 2
+}
+
 // Admissible lists the q ≤ max for which a Slim Fly exists.
 func Admissible(max int) []int {
 	var out []int
 	for q := 3; q <= max; q++ {
-		if _, _, ok := primePower(q); ok && q%4 != 2 {
+		if admissible(q) {
 			out = append(out, q)
 		}
 	}
 	return out
 }
 
+// nearby lists the admissible q within 8 of q (of 3..11 for q < 3).
 func nearby(q int) string {
+	lo, hi := 3, 11
+	if q > 3 {
+		lo, hi = max(3, q-8), min(q+8, MaxQ())
+	}
 	var s []string
-	for _, v := range Admissible(max(q+8, 32)) {
-		if v >= q-8 && v <= q+8 {
+	for v := lo; v <= hi; v++ {
+		if admissible(v) {
 			s = append(s, fmt.Sprint(v))
 		}
 	}
@@ -199,9 +239,6 @@ func Build(p Params) (*fabric.Fabric, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Q >= maxCoord {
-		return nil, fmt.Errorf("q=%d is too large: GUIDs encode coordinates in 12 bits (q < %d)", p.Q, maxCoord)
-	}
 	hosts := p.Endpoints
 	if hosts == 0 {
 		hosts = (d.Degree + 1) / 2
@@ -222,6 +259,9 @@ func Build(p Params) (*fabric.Fabric, error) {
 		return nil, fmt.Errorf("radix %d: a switch has at most %d ports", radix, fabric.MaxPorts)
 	}
 	n := 2 * p.Q * p.Q
+	if err := fitsOneSubnet(p.Q, hosts); err != nil {
+		return nil, err
+	}
 	nodes := make([]fabric.Node, 0, n*(1+hosts))
 	nbrs := make([][]Router, n)
 	for i := 0; i < n; i++ {
@@ -256,4 +296,20 @@ func Build(p Params) (*fabric.Fabric, error) {
 		}
 	}
 	return fabric.New(nodes, links)
+}
+
+// fitsOneSubnet refuses a Slim Fly whose switches and HCAs need more LIDs
+// than one subnet has, naming the endpoints per switch that would fit and
+// the largest q that fits with its default endpoints.
+func fitsOneSubnet(q, hosts int) error {
+	n := 2 * q * q
+	if n*(1+hosts) <= fabric.MaxLIDs {
+		return nil
+	}
+	fix := ""
+	if most := fabric.MaxLIDs/n - 1; most >= 1 {
+		fix = fmt.Sprintf("at most %d endpoints per switch, or ", most)
+	}
+	return fmt.Errorf("q=%d with %d endpoints per switch: %d switches and %d HCAs need %d LIDs, but an InfiniBand subnet has %d; use %sq ≤ %d with the default endpoints",
+		q, hosts, n, n*hosts, n*(1+hosts), fabric.MaxLIDs, fix, maxDefaultQ())
 }

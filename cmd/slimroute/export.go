@@ -53,7 +53,7 @@ Example:
 		Flags: append(append(sourceFlags(), pipelineFlags()...),
 			&cli.StringFlag{Name: "format", Value: "pcap", Usage: "pcap (the only format)"},
 			&cli.StringFlag{Name: "sm", Usage: "`NODE` the SM runs on (default: the first switch)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`FILE` to write"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`FILE` to write (- for standard output)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.String("format") != "pcap" {
@@ -72,13 +72,19 @@ Example:
 				return err
 			}
 			n := 0
-			err = atomicfile.Write(c.String("output"), 0o644, func(w io.Writer) error {
+			write := func(w io.Writer) error {
 				var err error
 				n, err = mad.WriteLFTs(w, res.Tables, sm)
 				return err
-			})
+			}
+			out, report := c.String("output"), c.App.Writer
+			if out == "-" {
+				err, report = write(c.App.Writer), c.App.ErrWriter // the capture is standard output
+			} else {
+				err = atomicfile.Write(out, 0o644, write)
+			}
 			if err == nil {
-				fmt.Fprintf(c.App.Writer, "wrote %d LinearForwardingTable SMPs from %s to %s\n", n, f.Node(sm).Name, c.String("output"))
+				fmt.Fprintf(report, "wrote %d LinearForwardingTable SMPs from %s to %s\n", n, f.Node(sm).Name, out)
 			}
 			return err
 		},

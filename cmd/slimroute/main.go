@@ -4,15 +4,33 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"slimroute/internal/atomicfile"
 )
 
 func main() {
+	go removeTemporariesOnSignal()
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// removeTemporariesOnSignal waits for Ctrl-C or SIGTERM, then removes the
+// temporary files of unfinished writes (no output is renamed into place
+// after that) and exits with 128 + the signal's number, as a shell does.
+func removeTemporariesOnSignal() {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	sig := (<-signals).(syscall.Signal)
+	n := atomicfile.Abort()
+	fmt.Fprintf(os.Stderr, "slimroute: %v: stopped; %d unfinished temporary files removed, no output is half-written\n", sig, n)
+	os.Exit(128 + int(sig))
 }
 
 // indentRest keeps the first line of a multi-line error as the headline and

@@ -237,7 +237,7 @@ func TestRouteRefusesWhatItCannotDo(t *testing.T) {
 	}{
 		{[]string{"route", "--slimfly", "29", "-o", t.TempDir()}, "use LMC 0 (1 layers)"},
 		{[]string{"route", "--slimfly", "5", "--deadlock", "none", "-o", t.TempDir()}, "credit loop"},
-		{[]string{"route", "--slimfly", "5", "--deadlock", "dfsssp", "--vls", "2", "-o", t.TempDir()}, "DFSSSP needs more than 2 VLs"},
+		{[]string{"route", "--slimfly", "5", "--deadlock", "dfsssp", "--vls", "2", "-o", t.TempDir()}, "DFSSSP needs 4 VLs on this routing, 2 allowed"},
 		{[]string{"route", "--slimfly", "5", "--deadlock", "hops", "--vls", "2", "-o", t.TempDir()}, "needs 3 VLs"},
 		{[]string{"route", "--slimfly", "5", "--deadlock", "lash", "-o", t.TempDir()}, "want hops, dfsssp, auto or none"},
 	} {

@@ -11,6 +11,7 @@ import (
 	"slimroute/fabric"
 	"slimroute/layers"
 	"slimroute/lft"
+	"slimroute/slimfly"
 )
 
 // numRange is what a number flag accepts: min..max, and with pow2 only
@@ -21,13 +22,10 @@ type numRange struct {
 	want     string // the accepted values, in the words of the error message
 }
 
-// maxSlimFlyQ is the largest q whose Slim Fly fits InfiniBand switches: the
-// network degree (3q−δ)/2 plus one endpoint must fit 254 ports, and q = 169
-// (13², δ = 1) has degree 253.
-const maxSlimFlyQ = 169
-
 var (
-	qRange    = numRange{3, maxSlimFlyQ, false, "a prime power q = 4w+δ (δ in {-1,0,1}) from 3 to 169 (larger q need more than 254 ports per switch): 3, 4, 5, 7, 8, 9, 11, 13, …"}
+	// the largest q whose Slim Fly fits one InfiniBand subnet, with one
+	// endpoint per switch (the builder says which q fit other endpoints)
+	qRange    = numRange{3, float64(slimfly.MaxQ()), false, fmt.Sprintf("a prime power q = 4w+δ (δ in {-1,0,1}) from 3 to %d (larger Slim Flies need more LIDs than one subnet has): 3, 4, 5, 7, 8, 9, 11, 13, …", slimfly.MaxQ())}
 	hopsRange = numRange{0, layers.MaxSearchLen, false, fmt.Sprintf("0 (automatic) or 1..%d switch hops", layers.MaxSearchLen)}
 	metres    = numRange{0.01, 1000, false, "a distance in metres, 0.01..1000"}
 	closCount = numRange{0, fabric.MaxPorts, false, fmt.Sprintf("0 (the non-blocking default) or 1..%d", fabric.MaxPorts)}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -103,6 +104,13 @@ Examples:
 				timings["pipeline_"+st.Name+"_ms"] = float64(st.Time.Microseconds()) / 1000
 			}
 			dir := c.String("output")
+			if dir == "-" {
+				return errors.New("-o -: route writes several files; name a directory")
+			}
+			if size := estimateRouteBytes(res.Tables); size >= bigOutput {
+				fmt.Fprintf(c.App.ErrWriter, "slimroute: writing about %s to %s (opensm-lfts.txt has a line per switch and LID: %d × %d); fewer layers make it smaller\n",
+					humanBytes(size), dir, len(res.Tables.Switches()), int(res.LIDs.Top))
+			}
 			sum, err := writeRoute(dir, f, res, c.Bool("ibdmchk"))
 			if err != nil {
 				return err
@@ -118,13 +126,10 @@ Examples:
 	}
 }
 
-// writeRoute writes the files of a routing run into dir, atomically, and
-// returns the summary it wrote.
+// writeRoute writes the files of a routing run into dir (made if missing),
+// atomically, and returns the summary it wrote.
 func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (*routeSummary, error) {
 	r, a, lids, tab, rep := res.Routing, res.Assignment, res.LIDs, res.Tables, res.Verify
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	sum := &routeSummary{}
 	sum.Fabric = fabric.ComputeStats(f)
 	sum.Layers, sum.Bounds, sum.Stats, sum.Trees = r.NumLayers(), r.Bounds.String(), r.Stats, r.Trees
@@ -150,9 +155,6 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 		if err != nil {
 			return nil, err
 		}
-		if err := os.MkdirAll(filepath.Join(dir, "ibdmchk"), 0o755); err != nil {
-			return nil, err
-		}
 		files = append(files, []struct {
 			name  string
 			write func(io.Writer) error
@@ -164,14 +166,64 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 			{"ibdmchk/sl2vl", view.WriteSL2VL},
 		}...)
 	}
+	// all or nothing: an error or an interrupt leaves every file as it was
+	var out []atomicfile.File
 	for _, file := range files {
-		if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
-			return nil, err
-		}
+		out = append(out, atomicfile.File{Path: filepath.Join(dir, file.name), Perm: 0o644, Write: file.write})
 		sum.Files = append(sum.Files, file.name)
 	}
 	sum.Files = append(sum.Files, "summary.json")
-	return sum, writeJSON(filepath.Join(dir, "summary.json"), sum)
+	out = append(out, atomicfile.File{Path: filepath.Join(dir, "summary.json"), Perm: 0o644, Write: func(w io.Writer) error {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err == nil {
+			_, err = w.Write(append(b, '\n'))
+		}
+		return err
+	}})
+	return sum, atomicfile.WriteAll(out...)
+}
+
+// bigOutput is the size from which route says how much it will write.
+const bigOutput = 64 << 20
+
+// estimateRouteBytes estimates the bytes route writes from the tables'
+// dimensions; opensm-lfts.txt dominates, with a line per switch and LID:
+// "0xLLLL PPP # Channel Adapter portguid 0x…: 'name'".
+func estimateRouteBytes(t *lft.Tables) int64 {
+	f := t.Fabric()
+	var perSwitch int64 // the bytes of one switch's LID lines
+	for _, p := range t.LIDs().Ports {
+		kind := len("Channel Adapter")
+		if f.Kind(p.Port.Node) == fabric.Switch {
+			kind = len("Switch")
+		}
+		line := len("0x0001 001 # ") + kind + len(" portguid 0x0000000000000000: ''\n") + len(f.Name(p.Port.Node))
+		perSwitch += int64(line) * int64(p.Top()-p.Base+1)
+	}
+	var sl2vl int64 // a line per switch, cabled out port and in port
+	for _, sw := range t.Switches() {
+		cabled := int64(0)
+		for port := 1; port <= f.Ports(sw); port++ {
+			if _, ok := f.Peer(fabric.PortRef{Node: sw, Port: port}); ok {
+				cabled++
+			}
+		}
+		sl2vl += cabled * cabled * int64(len("0x0000000000000000 12 34")+8*len(" 0x00")+1)
+	}
+	S := int64(len(t.Switches()))
+	lids := int64(t.LIDs().Top)
+	return S*perSwitch + sl2vl + S*(lids+32) /* path-sl.txt */ + int64(len(t.LIDs().Ports))*40 /* guid2lid */
+}
+
+// humanBytes writes n as "2.4 GB".
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // writeJSON writes v as indented JSON, atomically.

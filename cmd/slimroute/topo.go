@@ -32,7 +32,7 @@ func formatList() string {
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: string(fabric.FormatIBSim), Usage: "output format: " + formatList()},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of standard output"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically; - is standard output) instead of standard output"},
 	}
 }
 
@@ -139,7 +139,7 @@ func emit(c *cli.Context, f *fabric.Fabric) error {
 	if !known {
 		return fmt.Errorf("--format %q: want one of %s", format, formatList())
 	}
-	if out := c.String("output"); out != "" {
+	if out := c.String("output"); out != "" && out != "-" {
 		return atomicfile.Write(out, 0o644, func(w io.Writer) error { return fabric.Write(w, f, format) })
 	}
 	return fabric.Write(c.App.Writer, f, format)

@@ -8,8 +8,11 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 
 	"slimroute/fabric"
 	"slimroute/lft"
@@ -55,7 +58,7 @@ func Compute(js []byte, cfgPath string, workers int) (*State, error) {
 	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
-		return nil, err
+		return nil, inSettingsTerms(err)
 	}
 	st := &State{Res: res, nodes: map[fabric.GUID]fabric.NodeID{}}
 	for i := range f.NumNodes() {
@@ -63,6 +66,18 @@ func Compute(js []byte, cfgPath string, workers int) (*State, error) {
 	}
 	return st, nil
 }
+
+// inSettingsTerms rewrites the command-line flags in an error's advice as
+// the keys of the plugin's settings file, where the advice is followed.
+func inSettingsTerms(err error) error {
+	msg := flagDeadlock.ReplaceAllString(err.Error(), `deadlock = "$1"`)
+	return errors.New(flagKeys.Replace(msg))
+}
+
+var (
+	flagDeadlock = regexp.MustCompile(`--deadlock (\w+)`)
+	flagKeys     = strings.NewReplacer("--vls ", "vls = ", "(--vls)", "(vls)", "--best-effort", "best_effort = true", "--max-len ", "max_len = ", "--min-len ", "min_len = ", "--layers", "layers")
+)
 
 // Summary is the line OpenSM logs after a successful computation.
 func Summary(res *pipeline.Result) string {

@@ -147,6 +147,14 @@ func TestPluginRefusesWhatItCannotRoute(t *testing.T) {
 	if _, err := Compute(lmc0, settings(t, "layers = 4\n"), 2); err == nil || !strings.Contains(err.Error(), "needs LMC 2") {
 		t.Fatalf("layers 4 on LMC 0: %v", err)
 	}
+	// advice comes in the settings file's terms, and following it works
+	_, err := Compute(js, settings(t, "vls = 1\n"), 2)
+	if err == nil || !strings.Contains(err.Error(), "(vls = 3)") || strings.Contains(err.Error(), "--vls") {
+		t.Fatalf("vls = 1: %v", err)
+	}
+	if _, err := Compute(js, settings(t, "vls = 3\n"), 2); err != nil {
+		t.Fatalf("following the advice (vls = 3): %v", err)
+	}
 	if _, err := Compute([]byte("{"), "", 2); err == nil {
 		t.Fatal("a broken subnet description was accepted")
 	}
