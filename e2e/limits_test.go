@@ -31,8 +31,8 @@ func runLimited(t *testing.T, limitMB int, dir string, args ...string) (string, 
 
 // TestResourceHungryInputsFailFastUnderAMemoryLimit runs the commands of
 // issue 13 that grew to 24 GB or died in the Go runtime, each under a
-// 2 GiB address-space limit: each must exit 1 within 30 s with a message
-// that names the fix, and no Go runtime error.
+// 2 GiB address-space limit: each must exit 2 (bad input) within 30 s with
+// a message that names the fix, and no Go runtime error.
 func TestResourceHungryInputsFailFastUnderAMemoryLimit(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -42,14 +42,15 @@ func TestResourceHungryInputsFailFastUnderAMemoryLimit(t *testing.T) {
 		{[]string{"route", "--slimfly", "5", "--deadlock", "dfsssp", "--vls", "1", "-o", "x"}, "DFSSSP needs 4 VLs on this routing, 1 allowed"},
 		{[]string{"route", "--slimfly", "5", "--deadlock", "auto", "--vls", "1", "-o", "x"}, "allow 3 VLs (--vls 3)"},
 		{[]string{"route", "--slimfly", "7", "--deadlock", "dfsssp", "--vls", "2", "-o", "x"}, "allow 5 VLs (--vls 5)"},
-		{[]string{"topo", "stats", "--slimfly", "4294967291"}, "use q ≤ 31 with the default endpoints, or up to 109"},
-		{[]string{"topo", "stats", "--slimfly", "1000003"}, "too large"},
+		{[]string{"topo", "stats", "--slimfly", "4294967291"}, "from 3 to 109"},
+		{[]string{"topo", "stats", "--slimfly", "1000003"}, "from 3 to 109"},
+		{[]string{"topo", "stats", "--slimfly", "37"}, "use at most 16 endpoints per switch, or q ≤ 31 with the default endpoints"},
 		{[]string{"topo", "clos", "--levels", "3", "--radix", "254"}, "set pods to at most 2"},
 		{[]string{"topo", "kary", "--k", "100", "--n", "4"}, "use n ≤ 2"},
 	} {
 		stderr, status, took := runLimited(t, 2048, dir, c.args...)
-		if status != 1 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "runtime") || took > 30*time.Second {
-			t.Errorf("slimroute %s: exit %d after %v, want 1 and %q:\n%s", strings.Join(c.args, " "), status, took.Round(time.Millisecond), c.want, stderr)
+		if status != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "runtime") || took > 30*time.Second {
+			t.Errorf("slimroute %s: exit %d after %v, want 2 and %q:\n%s", strings.Join(c.args, " "), status, took.Round(time.Millisecond), c.want, stderr)
 		}
 	}
 	// best effort finishes on one VL, with its routes on cycles
