@@ -1,0 +1,141 @@
+// Package repair carries forwarding state over a fabric change: given the
+// previous tables and the new fabric (cables or switches gone), it
+// re-routes only the LFT entries whose paths crossed what is gone, keeps
+// every other LFT entry, every unaffected path SL and the SL-to-VL tables,
+// and says how much changed. It works on forwarding state alone (package
+// lft), not on a routing, so it repairs OpenSM's dumps as well as
+// slimroute's own tables. The caller verifies the result (verify.Check)
+// and recomputes in full when Repair fails or the verifier refuses.
+package repair
+
+import (
+	"time"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// Options configure Repair.
+type Options struct {
+	// Workers is how many goroutines may copy tables at once; 0 or 1: one.
+	// The result is the same for every value.
+	Workers int
+	// Clock, when set, times the repair (Stats.Time).
+	Clock func() time.Time
+}
+
+// Stats says what a repair changed and why.
+type Stats struct {
+	// LIDs is how many destination LIDs had routes crossing what is gone.
+	LIDs int
+	// Crossed counts the LFT entries (switch, LID) whose path crossed a
+	// gone cable or switch (or led nowhere): the only entries Repair may
+	// change.
+	Crossed int
+	// Changed counts the entries that now name another port; ≤ Crossed.
+	Changed int
+	// GoneLIDs counts the LIDs of ports that are gone (an HCA whose cable
+	// or switch failed, a failed switch): no switch forwards them any more.
+	GoneLIDs int
+	// Paths counts the (source switch, DLID) routes from switches with
+	// HCAs that changed, and PathSLs the path SLs among them that changed.
+	Paths, PathSLs int
+	// Time is how long the repair took (zero without Options.Clock).
+	Time time.Duration
+}
+
+// Repair returns the tables of fabric f repaired from prev, the tables of
+// an earlier fabric whose nodes f's match by GUID (or of f itself, read
+// onto it, with entries naming ports whose cables are gone). It fails
+// when f has a switch or LID-holding port prev lacks, when a switch can
+// no longer reach a LID, or when a new route gets no SL under the kept
+// SL2VL tables; a full recompute is then needed.
+func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stats, error) {
+	var st Stats
+	var start time.Time
+	if opts.Clock != nil {
+		start = opts.Clock()
+	}
+	m, err := newMatch(prev, f)
+	if err != nil {
+		return nil, st, err
+	}
+	lids, gone, err := m.lids()
+	if err != nil {
+		return nil, st, err
+	}
+	st.GoneLIDs = gone
+	b := lft.NewBuilder(f, lids)
+	rows := carryLFTs(m, b, lids, opts.Workers)
+	if err := carrySL2VL(m, b, opts.Workers); err != nil {
+		return nil, st, err
+	}
+	slRows, err := carrySLs(m, b, lids)
+	if err != nil {
+		return nil, st, err
+	}
+	r := newRerouter(m, rows)
+	for _, lid := range affectedLIDs(m, rows, lids) {
+		if err := r.repairLID(lids, lid, slRows, &st); err != nil {
+			return nil, st, err
+		}
+	}
+	if opts.Clock != nil {
+		st.Time = opts.Clock().Sub(start)
+	}
+	return b.Tables(), st, nil
+}
+
+// repairLID re-routes the switches whose routes toward lid broke and
+// picks the path SLs of the routes that changed.
+func (r *rerouter) repairLID(lids *lft.LIDs, lid lft.LID, slRows [][]*slRow, st *Stats) error {
+	root, port, ok := r.root(lids, lid)
+	if !ok {
+		return nil
+	}
+	if r.rows[root][lid] != port {
+		st.Crossed++
+		st.Changed++
+	}
+	r.classify(lid, root, port)
+	if len(r.brk) == 0 {
+		return nil
+	}
+	st.LIDs++
+	st.Crossed += len(r.brk)
+	return r.grow(lid, slRows, st)
+}
+
+// affectedLIDs lists, in order, the LIDs some switch forwards over a
+// port whose cable is gone or different. Only switches with such a port
+// are scanned: when prev is on another fabric, those whose cabling
+// changed; when it is on f itself, every switch with an empty port.
+func affectedLIDs(m *match, rows [][]uint8, lids *lft.LIDs) []lft.LID {
+	hit := make([]bool, int(lids.Top)+1)
+	for s := range m.switches {
+		var dead [256]bool // ports past the last are dead too
+		scan := m.pf == m.f
+		for p := 1; p < len(dead)-1; p++ {
+			dead[p] = p >= len(m.same[s]) || !m.same[s][p]
+			if p < len(m.same[s]) && dead[p] {
+				_, had := m.pf.Peer(fabric.PortRef{Node: m.prevSw[s], Port: p})
+				scan = scan || had
+			}
+		}
+		if !scan {
+			continue
+		}
+		for lid, p := range rows[s] {
+			if dead[p] {
+				hit[lid] = true
+			}
+		}
+	}
+	var out []lft.LID
+	for lid, h := range hit {
+		if _, _, ok := lids.Owner(lft.LID(lid)); h && ok {
+			out = append(out, lft.LID(lid))
+		}
+	}
+	return out
+}

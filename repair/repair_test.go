@@ -1,0 +1,223 @@
+package repair
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+	"slimroute/pipeline"
+	"slimroute/slimfly"
+	"slimroute/verify"
+)
+
+// runs caches the Slim Fly routings the tests repair.
+var runs sync.Map // "q/scheme/failed cables/seed" -> *pipeline.Result
+
+// routed returns the routing of Slim Fly q with cables failed cables
+// (drawn from seed) under deadlock scheme scheme.
+func routed(t testing.TB, q int, scheme string, cables int, seed uint64) *pipeline.Result {
+	t.Helper()
+	key := fmt.Sprintf("%d/%s/%d/%d", q, scheme, cables, seed)
+	if res, ok := runs.Load(key); ok {
+		return res.(*pipeline.Result)
+	}
+	f, err := slimfly.Build(slimfly.Params{Q: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f = failure(t, f, cables, 0, seed)
+	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: scheme, VLs: 4, Seed: 1, LMC: -1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs.Store(key, res)
+	return res
+}
+
+// failure draws, from seed, cables random switch-to-switch cables and
+// switches random switches to remove from f, redrawing while the switches
+// that remain would be split.
+func failure(t testing.TB, f *fabric.Fabric, cables, switches int, seed uint64) *fabric.Fabric {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0x4e9a1))
+	var inter []int
+	for i, l := range f.Links() {
+		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
+			inter = append(inter, i)
+		}
+	}
+	sw := f.IDsOf(fabric.Switch)
+	for try := 0; try < 100; try++ {
+		var links []int
+		for _, i := range rng.Perm(len(inter))[:cables] {
+			links = append(links, inter[i])
+		}
+		var nodes []fabric.NodeID
+		for _, i := range rng.Perm(len(sw))[:switches] {
+			nodes = append(nodes, sw[i])
+		}
+		g, err := f.Without(nodes, links)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.SwitchView().Components()) == 1 {
+			return g
+		}
+	}
+	t.Fatal("no draw keeps the switches connected")
+	return nil
+}
+
+// crossed says, independently of Repair, which previous entries (switch,
+// LID) of prev lead over a cable or switch f lacks: it walks each entry's
+// path in prev's fabric and looks every hop up in f by GUID.
+func crossed(prev *lft.Tables, f *fabric.Fabric, sw fabric.NodeID, lid lft.LID) bool {
+	pf := prev.Fabric()
+	for hops := 0; hops <= len(prev.Switches()); hops++ {
+		p := prev.Port(sw, lid)
+		if p == 0 {
+			return false
+		}
+		peer, ok := pf.Peer(fabric.PortRef{Node: sw, Port: int(p)})
+		if !ok {
+			return true
+		}
+		a, okA := f.NodeByGUID(pf.Node(sw).GUID)
+		b, okB := f.NodeByGUID(pf.Node(peer.Node).GUID)
+		if !okA || !okB {
+			return true
+		}
+		if got, ok := f.Peer(fabric.PortRef{Node: a, Port: int(p)}); !ok || got != (fabric.PortRef{Node: b, Port: peer.Port}) {
+			return true
+		}
+		if pf.Node(peer.Node).Kind != fabric.Switch {
+			return false
+		}
+		sw = peer.Node
+	}
+	return true
+}
+
+type level struct {
+	name             string
+	cables, switches int
+}
+
+var levels = []level{{"1 cable", 1, 0}, {"2 cables", 2, 0}, {"5 cables", 5, 0}, {"1 switch", 0, 1}}
+
+// TestRepairChangesOnlyWhatCrossedTheFailure: on Slim Fly q=5 and q=7
+// with hop-indexed tables and 1, 2, 5 failed cables or a failed switch
+// (seeded draws), the repaired tables pass the verifier (every LID
+// reachable, no loop, no CDG cycle); an entry changes only if its path
+// crossed the failure, and Stats counts exactly those crossed and those
+// changed; path SLs of routes that did not cross stay, and so do the
+// SL2VL tables.
+func TestRepairChangesOnlyWhatCrossedTheFailure(t *testing.T) {
+	seeds := 4
+	if testing.Short() {
+		seeds = 1
+	}
+	for _, q := range []int{5, 7} {
+		for _, lv := range levels {
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				t.Run(fmt.Sprintf("q=%d/%s/seed=%d", q, lv.name, seed), func(t *testing.T) {
+					prev := routed(t, q, "hops", 1, seed).Tables
+					f := failure(t, prev.Fabric(), lv.cables, lv.switches, seed)
+					got, st, err := Repair(prev, f, Options{Workers: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := verify.Check(got, 2); err != nil {
+						t.Fatal(err)
+					}
+					if rep, _ := verify.Check(got, 2); !rep.Acyclic() {
+						t.Fatalf("credit loop: %s", rep.CycleString())
+					}
+					checkEntries(t, prev, got, st)
+					checkPathSLs(t, prev, got)
+					checkSL2VL(t, prev, got)
+					t.Logf("%d LIDs affected, %d entries crossed, %d changed, %d paths changed, %d path SLs changed, %d LIDs gone", st.LIDs, st.Crossed, st.Changed, st.Paths, st.PathSLs, st.GoneLIDs)
+				})
+			}
+		}
+	}
+}
+
+// checkEntries: every entry toward a LID still held equals the previous
+// one unless its path crossed the failure; Stats counts the crossed and
+// the changed entries exactly, and changed ≤ crossed.
+func checkEntries(t *testing.T, prev, got *lft.Tables, st Stats) {
+	t.Helper()
+	f, pf := got.Fabric(), prev.Fabric()
+	nCrossed, nChanged := 0, 0
+	for _, sw := range got.Switches() {
+		psw, _ := pf.NodeByGUID(f.Node(sw).GUID)
+		for _, pl := range got.LIDs().Ports {
+			for lid := pl.Base; lid <= pl.Top(); lid++ {
+				x := crossed(prev, f, psw, lid)
+				was, is := prev.Port(psw, lid), got.Port(sw, lid)
+				if x {
+					nCrossed++
+				}
+				if was != is {
+					nChanged++
+					if !x {
+						t.Fatalf("%s LID 0x%04x: port %d became %d, but its path did not cross the failure", f.Node(sw).Name, lid, was, is)
+					}
+				}
+			}
+		}
+	}
+	if st.Crossed != nCrossed || st.Changed != nChanged || st.Changed > st.Crossed {
+		t.Fatalf("stats say %d entries crossed and %d changed; the tables show %d and %d", st.Crossed, st.Changed, nCrossed, nChanged)
+	}
+}
+
+// checkPathSLs: an HCA's path SL to a LID stays unless the route from its
+// switch crossed the failure.
+func checkPathSLs(t *testing.T, prev, got *lft.Tables) {
+	t.Helper()
+	f, pf := got.Fabric(), prev.Fabric()
+	for _, src := range got.LIDs().Ports {
+		peer, ok := f.Peer(src.Port)
+		if src.Port.Port == 0 || !ok {
+			continue
+		}
+		pn, _ := pf.NodeByGUID(f.Node(src.Port.Node).GUID)
+		psrc := fabric.PortRef{Node: pn, Port: src.Port.Port}
+		psw, _ := pf.NodeByGUID(f.Node(peer.Node).GUID)
+		for _, pl := range got.LIDs().Ports {
+			for lid := pl.Base; lid <= pl.Top(); lid++ {
+				if !crossed(prev, f, psw, lid) && got.PathSL(src.Port, lid) != prev.PathSL(psrc, lid) {
+					t.Fatalf("%s to LID 0x%04x: path SL %d became %d, but the route did not cross the failure", f.PortString(src.Port), lid, prev.PathSL(psrc, lid), got.PathSL(src.Port, lid))
+				}
+			}
+		}
+	}
+}
+
+// checkSL2VL: every SL-to-VL entry a packet can meet is the previous one.
+func checkSL2VL(t *testing.T, prev, got *lft.Tables) {
+	t.Helper()
+	f, pf := got.Fabric(), prev.Fabric()
+	for _, sw := range got.Switches() {
+		psw, _ := pf.NodeByGUID(f.Node(sw).GUID)
+		n := f.Node(sw).Ports
+		cabled := func(p int) bool { _, ok := f.Peer(fabric.PortRef{Node: sw, Port: p}); return ok }
+		for in := 0; in <= n; in++ {
+			for out := 1; out <= n; out++ {
+				if (in != 0 && !cabled(in)) || !cabled(out) || in == out {
+					continue
+				}
+				for sl := uint8(0); sl < 16; sl++ {
+					if a, b := prev.SL2VL(psw, in, out, sl), got.SL2VL(sw, in, out, sl); a != b {
+						t.Fatalf("%s SL2VL in %d out %d SL %d: VL %d became %d", f.Node(sw).Name, in, out, sl, a, b)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package repair
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// Switch states toward one destination LID.
+const (
+	unknown  uint8 = iota
+	walking        // on the walk being followed
+	intact         // its previous path still reaches the destination
+	broken         // its previous path crossed what is gone (or led nowhere)
+	repaired       // given a new next hop
+)
+
+// rerouter gives new next hops to the switches whose routes toward a LID
+// broke. It works on the new tables' LFT rows in place and keeps, per
+// channel, how many LIDs are routed over it (for tie-breaking), counted
+// only for the switches it reroutes.
+type rerouter struct {
+	m    *match
+	rows [][]uint8 // per switch index: the LFT being built
+	// scratch, per switch index, reset per LID
+	state []uint8
+	dist  []int32 // hops to the destination switch (intact, repaired) or the best offer so far (broken)
+	stack []int32
+	brk   []int32 // the broken switches of the current LID
+	queue [][]int32
+	cands []int32
+	sls   []uint8
+	load  [][]int32 // per switch index and port; nil until needed
+}
+
+func newRerouter(m *match, rows [][]uint8) *rerouter {
+	S := len(m.switches)
+	return &rerouter{m: m, rows: rows, state: make([]uint8, S), dist: make([]int32, S), load: make([][]int32, S)}
+}
+
+// root returns the switch index a LID's packets leave the fabric at and
+// the port they leave on (0: the switch's own LID), or ok false when the
+// LID's port hangs off no switch.
+func (r *rerouter) root(lids *lft.LIDs, lid lft.LID) (int32, uint8, bool) {
+	pl, _, ok := lids.Owner(lid)
+	if !ok {
+		return 0, 0, false
+	}
+	if pl.Port.Port == 0 {
+		return r.m.index[pl.Port.Node], 0, true
+	}
+	peer, ok := r.m.f.Peer(pl.Port)
+	if !ok || r.m.index[peer.Node] < 0 {
+		return 0, 0, false
+	}
+	return r.m.index[peer.Node], uint8(peer.Port), true
+}
+
+// step returns the switch the previous route of switch s leaves port p
+// toward, if that cable is still the same and leads to a switch.
+func (r *rerouter) step(s int32, p uint8) (int32, bool) {
+	if p == 0 || int(p) >= len(r.m.nbr[s]) || !r.m.same[s][p] {
+		return 0, false
+	}
+	n := r.m.nbr[s][p]
+	return n, n >= 0
+}
+
+// classify walks every switch's previous path toward lid once (memoised:
+// a walk stops at the first switch already judged) and marks each switch
+// intact, with its hop count, or broken. A path that meets a gone cable, a
+// drop, a port that leads to no switch short of the destination, or a
+// loop is broken.
+func (r *rerouter) classify(lid lft.LID, root int32, rootPort uint8) {
+	clear(r.state)
+	r.brk = r.brk[:0]
+	r.state[root], r.dist[root] = intact, 0
+	r.rows[root][lid] = rootPort
+	for s := range r.state {
+		r.stack = r.stack[:0]
+		cur := int32(s)
+		for r.state[cur] == unknown {
+			r.state[cur] = walking
+			r.stack = append(r.stack, cur)
+			next, ok := r.step(cur, r.rows[cur][lid])
+			if !ok {
+				break
+			}
+			cur = next
+		}
+		good, d := r.state[cur] == intact, r.dist[cur]
+		for i := len(r.stack) - 1; i >= 0; i-- {
+			w := r.stack[i]
+			if good {
+				d++
+				r.state[w], r.dist[w] = intact, d
+				continue
+			}
+			r.state[w] = broken
+			r.brk = append(r.brk, w)
+		}
+	}
+	slices.Sort(r.brk)
+}
+
+// grow gives every broken switch a new next hop, growing outward from the
+// intact switches as a multi-source breadth-first search on the new
+// fabric (a bucket queue by hop count, since the intact switches start at
+// different distances): a broken switch takes a neighbour, over a cable
+// of the new fabric, that already has an intact or repaired route, with
+// the fewest resulting hops; among those the channel with the fewest LIDs
+// routed over it, then the lowest port. Each switch points to one that is
+// one hop closer and already reaches the destination, so the routes to
+// lid stay a tree and cannot loop. choose picks among the neighbours and
+// sets the path SLs.
+func (r *rerouter) grow(lid lft.LID, slRows [][]*slRow, st *Stats) error {
+	const inf = int32(1 << 30)
+	for _, b := range r.brk {
+		r.dist[b] = inf
+		for _, n := range r.m.nbr[b] {
+			if n >= 0 && r.state[n] == intact {
+				r.dist[b] = min(r.dist[b], r.dist[n]+1)
+			}
+		}
+		r.push(b, r.dist[b])
+	}
+	for d := 0; d < len(r.queue); d++ {
+		bucket := r.queue[d]
+		slices.Sort(bucket)
+		for _, b := range bucket {
+			if r.state[b] != broken || r.dist[b] != int32(d) {
+				continue
+			}
+			if err := r.choose(b, lid, slRows[b], st); err != nil {
+				return err
+			}
+			for _, n := range r.m.nbr[b] {
+				if n >= 0 && r.state[n] == broken && r.dist[n] > r.dist[b]+1 {
+					r.dist[n] = r.dist[b] + 1
+					r.push(n, r.dist[n])
+				}
+			}
+		}
+		r.queue[d] = bucket[:0]
+	}
+	for _, b := range r.brk {
+		if r.state[b] != repaired {
+			return fmt.Errorf("%s has no path to LID 0x%04x in the new fabric: the switches are split", r.m.f.Node(r.m.switches[b]).Name, lid)
+		}
+	}
+	return nil
+}
+
+func (r *rerouter) push(s, d int32) {
+	if d >= int32(len(r.m.switches)) {
+		return // unreachable: no switch is that far
+	}
+	for int(d) >= len(r.queue) {
+		r.queue = append(r.queue, nil)
+	}
+	r.queue[d] = append(r.queue[d], s)
+}
+
+// choose gives broken switch b a next hop toward lid among its
+// neighbours that already reach it (intact or repaired: none of their
+// routes passes b, so no loop can form) and sets the path SLs of b's
+// HCAs. The route must get increasing VLs under the kept SL2VL tables
+// (fitSLs); among the neighbours that give one it prefers the fewest
+// resulting hops, then keeping the previous SLs, then the channel with
+// the fewest LIDs routed over it, then the lowest port.
+func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error {
+	load := r.loadOf(b)
+	cands := r.cands[:0]
+	for p, n := range r.m.nbr[b] {
+		if n >= 0 && (r.state[n] == intact || r.state[n] == repaired) {
+			cands = append(cands, int32(p))
+		}
+	}
+	hops := func(p int32) int32 { return r.dist[r.m.nbr[b][p]] + 1 }
+	slices.SortFunc(cands, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(hops(x), hops(y)), cmp.Compare(load[x], load[y]), cmp.Compare(x, y))
+	})
+	r.cands = cands
+	old := r.rows[b][lid]
+	for i := 0; i < len(cands); {
+		j := i
+		for j < len(cands) && hops(cands[j]) == hops(cands[i]) {
+			j++
+		}
+		for _, keep := range []bool{true, false} {
+			for _, p := range cands[i:j] {
+				r.rows[b][lid] = uint8(p)
+				if sls, ok := r.fitSLs(b, lid, rows, keep); ok {
+					r.commit(b, lid, old, p, rows, sls, st)
+					return nil
+				}
+			}
+		}
+		i = j
+	}
+	if len(cands) == 0 {
+		r.rows[b][lid] = old
+		return fmt.Errorf("%s has no neighbour that reaches LID 0x%04x", r.m.f.Node(r.m.switches[b]).Name, lid)
+	}
+	r.rows[b][lid] = uint8(cands[0])
+	return r.noSLError(b, lid)
+}
+
+// commit makes port p broken switch b's next hop toward lid, with path
+// SLs sls for its rows, and counts what changed.
+func (r *rerouter) commit(b int32, lid lft.LID, old uint8, p int32, rows []*slRow, sls []uint8, st *Stats) {
+	load := r.load[b]
+	if int(old) < len(load) {
+		load[old]--
+	}
+	load[p]++
+	r.rows[b][lid] = uint8(p)
+	r.state[b], r.dist[b] = repaired, r.dist[r.m.nbr[b][p]]+1
+	if old != uint8(p) {
+		st.Changed++
+	}
+	for i, row := range rows {
+		st.Paths++
+		if row.sl[lid] != sls[i] {
+			row.sl[lid] = sls[i]
+			st.PathSLs++
+		}
+	}
+}
+
+// loadOf returns how many LIDs switch s routes over each of its ports,
+// counted from its table on first use.
+func (r *rerouter) loadOf(s int32) []int32 {
+	if r.load[s] == nil {
+		l := make([]int32, len(r.m.nbr[s]))
+		for _, p := range r.rows[s] {
+			if int(p) < len(l) {
+				l[p]++
+			}
+		}
+		r.load[s] = l
+	}
+	return r.load[s]
+}
+
+// hasHCAs reports whether switch s has an HCA cabled to it.
+func (m *match) hasHCAs(s int32) bool {
+	for p, n := range m.nbr[s] {
+		if p > 0 && n < 0 {
+			if _, ok := m.f.Peer(fabric.PortRef{Node: m.switches[s], Port: p}); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
