@@ -29,8 +29,9 @@ func carryLFTs(m *match, b *lft.Builder, lids *lft.LIDs, workers int) [][]uint8 
 	return rows
 }
 
-// carrySL2VL copies every switch's SL-to-VL tables unchanged.
-func carrySL2VL(m *match, b *lft.Builder, workers int) error {
+// carrySL2VL copies every switch's SL-to-VL tables, except that the SL
+// of each spare pair goes to its VL everywhere.
+func carrySL2VL(m *match, b *lft.Builder, spares []*escapePair, workers int) error {
 	errs := make([]error, len(m.switches))
 	perSwitch(len(m.switches), workers, func(s int) {
 		sw, ps := m.switches[s], m.prevSw[s]
@@ -44,6 +45,9 @@ func carrySL2VL(m *match, b *lft.Builder, workers int) error {
 				for out := 0; out <= n; out++ {
 					for sl := uint8(0); sl < 16; sl++ {
 						vls[out*16+int(sl)] = m.prev.SL2VL(ps, in, out, sl)
+					}
+					for _, pr := range spares {
+						vls[out*16+int(pr.sl)] = pr.vl
 					}
 				}
 				byClass[c] = vls

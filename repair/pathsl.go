@@ -20,7 +20,7 @@ type slRow struct {
 // fitSLs finds path SLs for the new route from source switch src to lid
 // (its next hop already set) for each of src's rows: with keep, the SLs
 // the rows have (ok only if all still work); without, the smallest SL
-// that works per row. The SL2VL tables stay as they are, so an SL works
+// in use that works per row. The SL2VL tables stay as they are, so an SL works
 // when it gives the route VLs that strictly increase hop by hop on its
 // switch-to-switch channels. That is the invariant of hop-indexed tables
 // (deadlock.AssignHops: hop i on VL i): when every route of the previous
@@ -28,8 +28,8 @@ type slRow struct {
 // from a lower VL to a higher one, and a route that keeps it adds only
 // such dependencies, so no cycle can close, with the unchanged routes or
 // among new ones. Tables whose VLs stay constant along a route (DFSSSP's
-// identity SL2VL) pass only for one-hop routes; their repairs fail and
-// need a full recompute.
+// identity SL2VL) pass only for one-hop routes; their other new routes
+// go on a spare pair (escapes) or, without one, need a full recompute.
 func (r *rerouter) fitSLs(src int32, lid lft.LID, rows []*slRow, keep bool) ([]uint8, bool) {
 	sls := r.sls[:0]
 	for _, row := range rows {
@@ -40,8 +40,9 @@ func (r *rerouter) fitSLs(src int32, lid lft.LID, rows []*slRow, keep bool) ([]u
 			sls = append(sls, row.sl[lid])
 			continue
 		}
+		used := r.slsInUse()
 		sl := uint8(0)
-		for sl < 16 && !r.increasing(src, lid, row.ins, sl) {
+		for sl < 16 && (!used[sl] || !r.increasing(src, lid, row.ins, sl)) {
 			sl++
 		}
 		if sl == 16 {
@@ -81,7 +82,7 @@ func (r *rerouter) isRoot(s int32) bool { return r.state[s] == intact && r.dist[
 // noSLError says that no neighbour of src gives its new route to lid
 // increasing VLs.
 func (r *rerouter) noSLError(src int32, lid lft.LID) error {
-	return fmt.Errorf("%s: no new route to LID 0x%04x (e.g. %s) gets increasing VLs from any SL under the previous SL2VL tables; recompute in full", r.m.f.Node(r.m.switches[src]).Name, lid, r.describe(src, lid))
+	return fmt.Errorf("%s: no new route to LID 0x%04x (e.g. %s) gets increasing VLs from any SL under the previous SL2VL tables, and no spare SL and VL below VL %d is left for it; recompute in full", r.m.f.Node(r.m.switches[src]).Name, lid, r.describe(src, lid), r.esc.vls)
 }
 
 // describe names the switches of the new route from src to lid.

@@ -9,6 +9,7 @@
 package repair
 
 import (
+	"fmt"
 	"time"
 
 	"slimroute/fabric"
@@ -20,6 +21,9 @@ type Options struct {
 	// Workers is how many goroutines may copy tables at once; 0 or 1: one.
 	// The result is the same for every value.
 	Workers int
+	// VLs is how many data VLs the switches run (0: 8): a spare VL for
+	// routes no SL in use fits must be below it.
+	VLs int
 	// Clock, when set, times the repair (Stats.Time).
 	Clock func() time.Time
 }
@@ -40,9 +44,20 @@ type Stats struct {
 	// Paths counts the (source switch, DLID) routes from switches with
 	// HCAs that changed, and PathSLs the path SLs among them that changed.
 	Paths, PathSLs int
+	// Escaped counts the new routes no SL in use fits under the kept
+	// SL2VL tables, put on a spare (SL, VL) pair; Spares lists the pairs,
+	// the only SL2VL entries the repair changes.
+	Escaped int
+	Spares  []Spare
 	// Time is how long the repair took (zero without Options.Clock).
 	Time time.Duration
 }
+
+// Spare is an SL no path used before the repair, mapped to a VL no SL in
+// use reached, on every switch and port pair (see escapes).
+type Spare struct{ SL, VL uint8 }
+
+func (s Spare) String() string { return fmt.Sprintf("SL %d on VL %d", s.SL, s.VL) }
 
 // Repair returns the tables of fabric f repaired from prev, the tables of
 // an earlier fabric whose nodes f's match by GUID (or of f itself, read
@@ -67,18 +82,25 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	st.GoneLIDs = gone
 	b := lft.NewBuilder(f, lids)
 	rows := carryLFTs(m, b, lids, opts.Workers)
-	if err := carrySL2VL(m, b, opts.Workers); err != nil {
-		return nil, st, err
-	}
 	slRows, err := carrySLs(m, b, lids)
 	if err != nil {
 		return nil, st, err
 	}
-	r := newRerouter(m, rows)
+	vls := opts.VLs
+	if vls <= 0 {
+		vls = 8
+	}
+	r := newRerouter(m, rows, slRows, vls)
 	for _, lid := range affectedLIDs(m, rows, lids) {
 		if err := r.repairLID(lids, lid, slRows, &st); err != nil {
 			return nil, st, err
 		}
+	}
+	for _, pr := range r.esc.pairs {
+		st.Spares = append(st.Spares, Spare{SL: pr.sl, VL: pr.vl})
+	}
+	if err := carrySL2VL(m, b, r.esc.pairs, opts.Workers); err != nil {
+		return nil, st, err
 	}
 	if opts.Clock != nil {
 		st.Time = opts.Clock().Sub(start)

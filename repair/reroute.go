@@ -33,12 +33,19 @@ type rerouter struct {
 	queue [][]int32
 	cands []int32
 	sls   []uint8
-	load  [][]int32 // per switch index and port; nil until needed
+	chs   []int32
+	// the path-SL rows of each switch's HCAs, the SLs they use before the
+	// repair, and the spare (SL, VL) pairs
+	slRows [][]*slRow
+	slUsed *[16]bool
+	esc    *escapes
+	load   [][]int32 // per switch index and port; nil until needed
 }
 
-func newRerouter(m *match, rows [][]uint8) *rerouter {
+func newRerouter(m *match, rows [][]uint8, slRows [][]*slRow, vls int) *rerouter {
 	S := len(m.switches)
-	return &rerouter{m: m, rows: rows, state: make([]uint8, S), dist: make([]int32, S), load: make([][]int32, S)}
+	return &rerouter{m: m, rows: rows, slRows: slRows, esc: &escapes{m: m, vls: vls},
+		state: make([]uint8, S), dist: make([]int32, S), load: make([][]int32, S)}
 }
 
 // root returns the switch index a LID's packets leave the fabric at and
@@ -205,8 +212,55 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 		r.rows[b][lid] = old
 		return fmt.Errorf("%s has no neighbour that reaches LID 0x%04x", r.m.f.Node(r.m.switches[b]).Name, lid)
 	}
+	if len(rows) > 0 {
+		for _, p := range cands {
+			r.rows[b][lid] = uint8(p)
+			if pr, ok := r.esc.place(r.channels(b, lid), r.slsInUse); ok {
+				st.Escaped++
+				sls := r.sls[:0]
+				for range rows {
+					sls = append(sls, pr.sl)
+				}
+				r.commit(b, lid, old, p, rows, sls, st)
+				return nil
+			}
+		}
+	}
 	r.rows[b][lid] = uint8(cands[0])
 	return r.noSLError(b, lid)
+}
+
+// channels lists the switch-to-switch channels of the new route from src
+// to lid.
+func (r *rerouter) channels(src int32, lid lft.LID) []int32 {
+	chs := r.chs[:0]
+	for s := src; !r.isRoot(s) && len(chs) <= len(r.m.switches); s = r.m.nbr[s][r.rows[s][lid]] {
+		chs = append(chs, channel(s, int(r.rows[s][lid])))
+	}
+	r.chs = chs
+	return chs
+}
+
+// slsInUse returns the SLs the previous tables give any path (and SL 0),
+// found on first use: only these may be picked for a new route under the
+// kept SL2VL tables, and the spare pairs take SLs outside them.
+func (r *rerouter) slsInUse() *[16]bool {
+	if r.slUsed == nil {
+		var used [16]bool
+		used[0] = true
+		for _, rows := range r.slRows {
+			for _, row := range rows {
+				for _, sl := range row.sl {
+					used[sl&15] = true
+				}
+			}
+		}
+		for _, pr := range r.esc.pairs {
+			used[pr.sl] = false // only repaired routes carry it
+		}
+		r.slUsed = &used
+	}
+	return r.slUsed
 }
 
 // commit makes port p broken switch b's next hop toward lid, with path
