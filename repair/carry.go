@@ -21,7 +21,7 @@ func carryLFTs(m *match, b *lft.Builder, lids *lft.LIDs, workers int) [][]uint8 
 		rows[s] = b.LFT(sw)
 	}
 	perSwitch(len(rows), workers, func(s int) {
-		copy(rows[s], m.prev.LFT(m.prevSw[s]))
+		m.prev.CopyLFT(rows[s], m.prevSw[s])
 		for _, lid := range gone {
 			rows[s][lid] = lft.Drop
 		}
@@ -29,30 +29,50 @@ func carryLFTs(m *match, b *lft.Builder, lids *lft.LIDs, workers int) [][]uint8 
 	return rows
 }
 
-// carrySL2VL copies every switch's SL-to-VL tables, except that the SL
-// of each spare pair goes to its VL everywhere.
-func carrySL2VL(m *match, b *lft.Builder, spares []*escapePair, workers int) error {
+// switchSL2VL is one switch's previous SL-to-VL tables: the distinct
+// tables (indexed out*16+sl) and the table of each in port.
+type switchSL2VL struct {
+	tables [][]uint8
+	of     []int // per in port 0..ports: index in tables
+}
+
+// readSL2VL takes every switch's SL-to-VL tables from the previous tables.
+func readSL2VL(m *match, workers int) []switchSL2VL {
+	out := make([]switchSL2VL, len(m.switches))
+	perSwitch(len(m.switches), workers, func(s int) {
+		ps, n := m.prevSw[s], m.f.Node(m.switches[s]).Ports
+		byClass := map[int]int{}
+		t := switchSL2VL{of: make([]int, n+1)}
+		for in := 0; in <= n; in++ {
+			c := m.prev.SL2VLClass(ps, in)
+			i, ok := byClass[c]
+			if !ok {
+				i = len(t.tables)
+				byClass[c] = i
+				t.tables = append(t.tables, m.prev.SL2VLTable(ps, in))
+			}
+			t.of[in] = i
+		}
+		out[s] = t
+	})
+	return out
+}
+
+// carrySL2VL gives every switch its previous SL-to-VL tables, except that
+// the SL of each spare pair goes to its VL everywhere.
+func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, spares []*escapePair, workers int) error {
 	errs := make([]error, len(m.switches))
 	perSwitch(len(m.switches), workers, func(s int) {
-		sw, ps := m.switches[s], m.prevSw[s]
-		n := m.f.Node(sw).Ports
-		byClass := map[int][]uint8{}
-		for in := 0; in <= n && errs[s] == nil; in++ {
-			c := m.prev.SL2VLClass(ps, in)
-			vls, ok := byClass[c]
-			if !ok {
-				vls = make([]uint8, (n+1)*16)
-				for out := 0; out <= n; out++ {
-					for sl := uint8(0); sl < 16; sl++ {
-						vls[out*16+int(sl)] = m.prev.SL2VL(ps, in, out, sl)
-					}
-					for _, pr := range spares {
-						vls[out*16+int(pr.sl)] = pr.vl
-					}
+		t := tabs[s]
+		for _, tab := range t.tables {
+			for out := 0; out*16 < len(tab); out++ {
+				for _, pr := range spares {
+					tab[out*16+int(pr.sl)] = pr.vl
 				}
-				byClass[c] = vls
 			}
-			errs[s] = b.SetSL2VL(sw, in, vls)
+		}
+		for in := 0; in < len(t.of) && errs[s] == nil; in++ {
+			errs[s] = b.SetSL2VL(m.switches[s], in, t.tables[t.of[in]])
 		}
 	})
 	for _, err := range errs {
@@ -82,7 +102,7 @@ func carrySLs(m *match, b *lft.Builder, lids *lft.LIDs) ([][]*slRow, error) {
 		if !seen {
 			var sl []uint8
 			n, sl = b.AddSLRow()
-			copy(sl, m.prev.ClassSLs(cls))
+			m.prev.CopyClassSLs(sl, cls)
 			classOf[key] = n
 			rowsOf[s] = append(rowsOf[s], &slRow{class: cls, sl: sl})
 		}

@@ -1,9 +1,5 @@
 package repair
 
-import (
-	"slimroute/fabric"
-)
-
 // escapes hands out spare (SL, VL) pairs for new routes that no SL in use
 // gives increasing VLs under the kept SL2VL tables. A spare pair is an SL
 // that no path used and a VL that no SL in use reaches on any switch; the
@@ -16,8 +12,8 @@ import (
 // DFSSSP packs routes into VLs; Domke et al., 2011).
 type escapes struct {
 	m      *match
-	vls    int // data VLs the switches have
-	slUsed *[16]bool
+	vls    int           // data VLs the switches have
+	sl2vl  []switchSL2VL // the previous SL2VL tables
 	vlUsed *[16]bool
 	pairs  []*escapePair
 }
@@ -53,7 +49,7 @@ func (e *escapes) place(chs []int32, slUsed func() *[16]bool) (*escapePair, bool
 // uses.
 func (e *escapes) spare(slUsed *[16]bool) (uint8, uint8, bool) {
 	if e.vlUsed == nil {
-		e.vlUsed = e.m.vlsReached(slUsed)
+		e.vlUsed = e.m.vlsReached(e.sl2vl, slUsed)
 	}
 	sl, vl := -1, -1
 	for x := 15; x >= 1; x-- {
@@ -121,25 +117,18 @@ func (pr *escapePair) reaches(from, to int32) bool {
 
 // vlsReached returns the VLs the previous SL2VL tables put packets of the
 // SLs in use on, on any switch, in port and out port that has a cable.
-func (m *match) vlsReached(slUsed *[16]bool) *[16]bool {
+func (m *match) vlsReached(tabs []switchSL2VL, slUsed *[16]bool) *[16]bool {
 	var used [16]bool
 	used[0] = true
-	for s, sw := range m.switches {
-		n := m.f.Node(sw).Ports
-		seen := map[int]bool{}
-		for in := 0; in <= n; in++ {
-			c := m.prev.SL2VLClass(m.prevSw[s], in)
-			if seen[c] {
-				continue
-			}
-			seen[c] = true
-			for out := 1; out <= n; out++ {
-				if _, ok := m.f.Peer(fabric.PortRef{Node: sw, Port: out}); !ok || out == in {
+	for s := range m.switches {
+		for _, tab := range tabs[s].tables {
+			for out := 1; out*16 < len(tab); out++ {
+				if m.back[s][out] < 0 {
 					continue
 				}
-				for sl := range 16 {
+				for sl, vl := range tab[out*16 : out*16+16] {
 					if slUsed[sl] {
-						used[m.prev.SL2VL(m.prevSw[s], in, out, uint8(sl))&15] = true
+						used[vl&15] = true
 					}
 				}
 			}

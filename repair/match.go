@@ -20,6 +20,9 @@ type match struct {
 	// nbr[s][p] is the switch index at the other end of port p of switch
 	// s in the new fabric, -1 for an HCA or no cable.
 	nbr [][]int32
+	// back[s][p] is the port the cable in port p of switch s arrives on,
+	// -1 for no cable.
+	back [][]int32
 	// same[s][p] says the cable in port p of switch s is the one the
 	// previous tables' fabric had there (same peer GUID and port): a route
 	// the previous tables sent over it still goes where it went.
@@ -43,17 +46,18 @@ func newMatch(prev *lft.Tables, f *fabric.Fabric) (*match, error) {
 	}
 	m.nbr = make([][]int32, len(m.switches))
 	m.same = make([][]bool, len(m.switches))
+	m.back = make([][]int32, len(m.switches))
 	for s, sw := range m.switches {
 		n := f.Node(sw).Ports
-		m.nbr[s], m.same[s] = make([]int32, n+1), make([]bool, n+1)
-		m.nbr[s][0] = -1
+		m.nbr[s], m.same[s], m.back[s] = make([]int32, n+1), make([]bool, n+1), make([]int32, n+1)
+		m.nbr[s][0], m.back[s][0] = -1, -1
 		for p := 1; p <= n; p++ {
-			m.nbr[s][p] = -1
+			m.nbr[s][p], m.back[s][p] = -1, -1
 			peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: p})
 			if !ok {
 				continue
 			}
-			m.nbr[s][p] = m.index[peer.Node]
+			m.nbr[s][p], m.back[s][p] = m.index[peer.Node], int32(peer.Port)
 			m.same[s][p] = m.samePeer(m.prevSw[s], p, peer)
 		}
 	}

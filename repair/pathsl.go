@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"slimroute/fabric"
 	"slimroute/lft"
 )
 
@@ -70,8 +69,7 @@ func (r *rerouter) increasing(src int32, lid lft.LID, ins []int, sl uint8) bool 
 				return false
 			}
 			last = vl
-			peer, _ := r.m.f.Peer(fabric.PortRef{Node: r.m.switches[s], Port: out})
-			s, in = r.m.nbr[s][out], peer.Port
+			s, in = r.m.nbr[s][out], int(r.m.back[s][out])
 		}
 	}
 	return true

@@ -90,7 +90,8 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	if vls <= 0 {
 		vls = 8
 	}
-	r := newRerouter(m, rows, slRows, vls)
+	sl2vl := readSL2VL(m, opts.Workers)
+	r := newRerouter(m, rows, slRows, sl2vl, vls)
 	for _, lid := range affectedLIDs(m, rows, lids) {
 		if err := r.repairLID(lids, lid, slRows, &st); err != nil {
 			return nil, st, err
@@ -99,7 +100,7 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	for _, pr := range r.esc.pairs {
 		st.Spares = append(st.Spares, Spare{SL: pr.sl, VL: pr.vl})
 	}
-	if err := carrySL2VL(m, b, r.esc.pairs, opts.Workers); err != nil {
+	if err := carrySL2VL(m, b, sl2vl, r.esc.pairs, opts.Workers); err != nil {
 		return nil, st, err
 	}
 	if opts.Clock != nil {

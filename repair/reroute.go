@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"slimroute/fabric"
 	"slimroute/lft"
 )
 
@@ -32,6 +31,7 @@ type rerouter struct {
 	brk   []int32 // the broken switches of the current LID
 	queue [][]int32
 	cands []int32
+	group []int32
 	sls   []uint8
 	chs   []int32
 	// the path-SL rows of each switch's HCAs, the SLs they use before the
@@ -42,9 +42,9 @@ type rerouter struct {
 	load   [][]int32 // per switch index and port; nil until needed
 }
 
-func newRerouter(m *match, rows [][]uint8, slRows [][]*slRow, vls int) *rerouter {
+func newRerouter(m *match, rows [][]uint8, slRows [][]*slRow, sl2vl []switchSL2VL, vls int) *rerouter {
 	S := len(m.switches)
-	return &rerouter{m: m, rows: rows, slRows: slRows, esc: &escapes{m: m, vls: vls},
+	return &rerouter{m: m, rows: rows, slRows: slRows, esc: &escapes{m: m, vls: vls, sl2vl: sl2vl},
 		state: make([]uint8, S), dist: make([]int32, S), load: make([][]int32, S)}
 }
 
@@ -186,19 +186,31 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 			cands = append(cands, int32(p))
 		}
 	}
-	hops := func(p int32) int32 { return r.dist[r.m.nbr[b][p]] + 1 }
-	slices.SortFunc(cands, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(hops(x), hops(y)), cmp.Compare(load[x], load[y]), cmp.Compare(x, y))
-	})
 	r.cands = cands
+	hops := func(p int32) int32 { return r.dist[r.m.nbr[b][p]] + 1 }
 	old := r.rows[b][lid]
-	for i := 0; i < len(cands); {
-		j := i
-		for j < len(cands) && hops(cands[j]) == hops(cands[i]) {
-			j++
+	// groups of candidates by resulting hops, fewest first; each group in
+	// (load, port) order
+	group := r.group[:0]
+	for last := int32(-1); ; {
+		h := int32(1 << 30)
+		for _, p := range cands {
+			if hp := hops(p); hp > last && hp < h {
+				h = hp
+			}
 		}
+		if h == 1<<30 {
+			break
+		}
+		group = group[:0]
+		for _, p := range cands {
+			if hops(p) == h {
+				group = append(group, p)
+			}
+		}
+		slices.SortFunc(group, func(x, y int32) int { return cmp.Or(cmp.Compare(load[x], load[y]), cmp.Compare(x, y)) })
 		for _, keep := range []bool{true, false} {
-			for _, p := range cands[i:j] {
+			for _, p := range group {
 				r.rows[b][lid] = uint8(p)
 				if sls, ok := r.fitSLs(b, lid, rows, keep); ok {
 					r.commit(b, lid, old, p, rows, sls, st)
@@ -206,8 +218,12 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 				}
 			}
 		}
-		i = j
+		last = h
 	}
+	r.group = group
+	slices.SortFunc(cands, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(hops(x), hops(y)), cmp.Compare(load[x], load[y]), cmp.Compare(x, y))
+	})
 	if len(cands) == 0 {
 		r.rows[b][lid] = old
 		return fmt.Errorf("%s has no neighbour that reaches LID 0x%04x", r.m.f.Node(r.m.switches[b]).Name, lid)
@@ -298,16 +314,4 @@ func (r *rerouter) loadOf(s int32) []int32 {
 		r.load[s] = l
 	}
 	return r.load[s]
-}
-
-// hasHCAs reports whether switch s has an HCA cabled to it.
-func (m *match) hasHCAs(s int32) bool {
-	for p, n := range m.nbr[s] {
-		if p > 0 && n < 0 {
-			if _, ok := m.f.Peer(fabric.PortRef{Node: m.switches[s], Port: p}); ok {
-				return true
-			}
-		}
-	}
-	return false
 }
