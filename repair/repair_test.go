@@ -272,3 +272,51 @@ func checkSL2VL(t *testing.T, prev, got *lft.Tables, spares []Spare) {
 		}
 	}
 }
+
+// TestRepairIsDeterministic: the repaired tables are the same bytes for 1
+// and 4 workers.
+func TestRepairIsDeterministic(t *testing.T) {
+	prev := routed(t, 7, "hops", 0, 1).Tables
+	f := failure(t, prev.Fabric(), 2, 0, 3)
+	var outs [2]string
+	for i, w := range []int{1, 4} {
+		got, _, err := Repair(prev, f, Options{Workers: w, VLs: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, write := range []func() error{
+			func() error { return lft.WriteOpenSMLFTs(&b, got, w) },
+			func() error { return lft.WritePathSL(&b, got, w) },
+			func() error { return lft.WriteSL2VL(&b, got) },
+		} {
+			if err := write(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		outs[i] = b.String()
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("1 and 4 workers repair differently")
+	}
+}
+
+// TestRepairOfDFSSSPTablesRefusesOrHolds: DFSSSP keeps a route on one VL,
+// so under its SL2VL tables only one-hop routes fit an SL in use; the
+// others need a spare pair. Either the repair refuses, saying a full
+// recompute is needed, or its tables pass every check.
+func TestRepairOfDFSSSPTablesRefusesOrHolds(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		prev := routed(t, 5, "dfsssp", 0, seed).Tables
+		f := failure(t, prev.Fabric(), 2, 0, seed)
+		got, st, err := Repair(prev, f, Options{Workers: 2, VLs: 4})
+		if err != nil {
+			if !strings.Contains(err.Error(), "recompute in full") {
+				t.Fatalf("a refusal that does not say what to do: %v", err)
+			}
+			t.Logf("seed %d: refused: %v", seed, err)
+			continue
+		}
+		checkRepair(t, prev, got, f, st)
+	}
+}
