@@ -86,9 +86,9 @@ func (r *rerouter) noSLError(src int32, lid lft.LID) error {
 // describe names the switches of the new route from src to lid.
 func (r *rerouter) describe(src int32, lid lft.LID) string {
 	var names []string
-	for s := src; len(names) <= len(r.m.switches); s = r.m.nbr[s][r.rows[s][lid]] {
+	for s := src; s >= 0 && len(names) <= len(r.m.switches); s = r.next(s, lid) {
 		names = append(names, r.m.f.Node(r.m.switches[s]).Name)
-		if r.isRoot(s) || int(r.rows[s][lid]) >= len(r.m.nbr[s]) || r.m.nbr[s][r.rows[s][lid]] < 0 {
+		if r.isRoot(s) {
 			break
 		}
 	}

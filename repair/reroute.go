@@ -250,11 +250,20 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 // to lid.
 func (r *rerouter) channels(src int32, lid lft.LID) []int32 {
 	chs := r.chs[:0]
-	for s := src; !r.isRoot(s) && len(chs) <= len(r.m.switches); s = r.m.nbr[s][r.rows[s][lid]] {
+	for s := src; s >= 0 && !r.isRoot(s) && len(chs) <= len(r.m.switches); s = r.next(s, lid) {
 		chs = append(chs, channel(s, int(r.rows[s][lid])))
 	}
 	r.chs = chs
 	return chs
+}
+
+// next returns the switch after s on the new route to lid, -1 if none.
+func (r *rerouter) next(s int32, lid lft.LID) int32 {
+	p := r.rows[s][lid]
+	if int(p) >= len(r.m.nbr[s]) {
+		return -1
+	}
+	return r.m.nbr[s][p]
 }
 
 // slsInUse returns the SLs the previous tables give any path (and SL 0),
