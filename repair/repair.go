@@ -10,6 +10,7 @@ package repair
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"slimroute/fabric"
@@ -92,8 +93,8 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	}
 	sl2vl := readSL2VL(m, opts.Workers)
 	r := newRerouter(m, rows, slRows, sl2vl, vls)
-	for _, lid := range affectedLIDs(m, rows, lids) {
-		if err := r.repairLID(lids, lid, slRows, &st); err != nil {
+	for _, a := range affectedLIDs(m, rows, lids) {
+		if err := r.repairLID(lids, a, slRows, &st); err != nil {
 			return nil, st, err
 		}
 	}
@@ -111,7 +112,8 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 
 // repairLID re-routes the switches whose routes toward lid broke and
 // picks the path SLs of the routes that changed.
-func (r *rerouter) repairLID(lids *lft.LIDs, lid lft.LID, slRows [][]*slRow, st *Stats) error {
+func (r *rerouter) repairLID(lids *lft.LIDs, a seeded, slRows [][]*slRow, st *Stats) error {
+	lid := a.lid
 	root, port, ok := r.root(lids, lid)
 	if !ok {
 		return nil
@@ -120,7 +122,7 @@ func (r *rerouter) repairLID(lids *lft.LIDs, lid lft.LID, slRows [][]*slRow, st 
 		st.Crossed++
 		st.Changed++
 	}
-	r.classify(lid, root, port)
+	r.classify(lid, root, port, a.seeds)
 	if len(r.brk) == 0 {
 		return nil
 	}
@@ -129,14 +131,25 @@ func (r *rerouter) repairLID(lids *lft.LIDs, lid lft.LID, slRows [][]*slRow, st 
 	return r.grow(lid, slRows, st)
 }
 
-// affectedLIDs lists, in order, the LIDs some switch forwards over a
-// port whose cable is gone or different. Only switches with such a port
-// are scanned: when prev is on another fabric, those whose cabling
-// changed; when it is on f itself, every switch with an empty port.
-func affectedLIDs(m *match, rows [][]uint8, lids *lft.LIDs) []lft.LID {
-	hit := make([]bool, int(lids.Top)+1)
+// seeded is a LID with the switches whose entries for it name a port
+// whose cable is gone or different.
+type seeded struct {
+	lid   lft.LID
+	seeds []int32
+}
+
+// affectedLIDs lists, in LID order, the LIDs some switch forwards over a
+// port whose cable is gone or different, with those switches. Only
+// switches with such a port are scanned: when prev is on another fabric,
+// those whose cabling changed; when it is on f itself, every switch.
+func affectedLIDs(m *match, rows [][]uint8, lids *lft.LIDs) []seeded {
+	type hit struct {
+		lid lft.LID
+		s   int32
+	}
+	var hits []hit
 	for s := range m.switches {
-		var dead [256]bool // ports past the last are dead too
+		var dead [256]bool // ports past the last are dead too; Drop is not
 		scan := m.pf == m.f
 		for p := 1; p < len(dead)-1; p++ {
 			dead[p] = p >= len(m.same[s]) || !m.same[s][p]
@@ -150,15 +163,20 @@ func affectedLIDs(m *match, rows [][]uint8, lids *lft.LIDs) []lft.LID {
 		}
 		for lid, p := range rows[s] {
 			if dead[p] {
-				hit[lid] = true
+				hits = append(hits, hit{lft.LID(lid), int32(s)})
 			}
 		}
 	}
-	var out []lft.LID
-	for lid, h := range hit {
-		if _, _, ok := lids.Owner(lft.LID(lid)); h && ok {
-			out = append(out, lft.LID(lid))
+	slices.SortStableFunc(hits, func(a, b hit) int { return int(a.lid) - int(b.lid) })
+	var out []seeded
+	for _, h := range hits {
+		if _, _, ok := lids.Owner(h.lid); !ok {
+			continue
 		}
+		if len(out) == 0 || out[len(out)-1].lid != h.lid {
+			out = append(out, seeded{lid: h.lid})
+		}
+		out[len(out)-1].seeds = append(out[len(out)-1].seeds, h.s)
 	}
 	return out
 }

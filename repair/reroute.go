@@ -13,8 +13,9 @@ const (
 	unknown  uint8 = iota
 	walking        // on the walk being followed
 	intact         // its previous path still reaches the destination
-	broken         // its previous path crossed what is gone (or led nowhere)
+	broken         // its previous path crossed what is gone
 	repaired       // given a new next hop
+	unusable       // its previous path leads nowhere (a drop, a loop)
 )
 
 // rerouter gives new next hops to the switches whose routes toward a LID
@@ -76,41 +77,73 @@ func (r *rerouter) step(s int32, p uint8) (int32, bool) {
 	return n, n >= 0
 }
 
-// classify walks every switch's previous path toward lid once (memoised:
-// a walk stops at the first switch already judged) and marks each switch
-// intact, with its hop count, or broken. A path that meets a gone cable, a
-// drop, a port that leads to no switch short of the destination, or a
-// loop is broken.
-func (r *rerouter) classify(lid lft.LID, root int32, rootPort uint8) {
+// classify marks broken the switches whose previous route toward lid
+// crossed what is gone: the seeds, whose own entry names a port whose
+// cable is gone or different, and every switch whose route leads into a
+// broken one. A switch's next hop is a neighbour, so the search goes
+// upstream from the seeds over the new fabric's cables (a switch that
+// pointed over a gone cable is a seed itself); it reads the entries of
+// the broken switches' neighbours only, not every switch's. The other
+// switches are intact; their hop counts are found when needed (reach).
+func (r *rerouter) classify(lid lft.LID, root int32, rootPort uint8, seeds []int32) {
 	clear(r.state)
 	r.brk = r.brk[:0]
 	r.state[root], r.dist[root] = intact, 0
 	r.rows[root][lid] = rootPort
-	for s := range r.state {
-		r.stack = r.stack[:0]
-		cur := int32(s)
-		for r.state[cur] == unknown {
-			r.state[cur] = walking
-			r.stack = append(r.stack, cur)
-			next, ok := r.step(cur, r.rows[cur][lid])
-			if !ok {
-				break
-			}
-			cur = next
+	for _, s := range seeds {
+		if s != root && r.state[s] != broken {
+			r.state[s] = broken
+			r.brk = append(r.brk, s)
 		}
-		good, d := r.state[cur] == intact, r.dist[cur]
-		for i := len(r.stack) - 1; i >= 0; i-- {
-			w := r.stack[i]
-			if good {
-				d++
-				r.state[w], r.dist[w] = intact, d
+	}
+	for i := 0; i < len(r.brk); i++ {
+		x := r.brk[i]
+		for _, y := range r.m.nbr[x] {
+			if y < 0 || r.state[y] != unknown {
 				continue
 			}
-			r.state[w] = broken
-			r.brk = append(r.brk, w)
+			if n, ok := r.step(y, r.rows[y][lid]); ok && n == x {
+				r.state[y] = broken
+				r.brk = append(r.brk, y)
+			}
 		}
 	}
 	slices.Sort(r.brk)
+}
+
+// usable says whether switch n has a route to lid a broken switch may
+// join: intact or repaired. An intact switch's hop count is found on first
+// use by following its route (memoised); a route that meets a drop, a
+// loop or a port leading to no switch short of the destination is not
+// usable.
+func (r *rerouter) usable(n int32, lid lft.LID) bool {
+	if r.state[n] == unknown {
+		r.reach(n, lid)
+	}
+	return r.state[n] == intact || r.state[n] == repaired
+}
+
+func (r *rerouter) reach(n int32, lid lft.LID) {
+	r.stack = r.stack[:0]
+	cur := n
+	for r.state[cur] == unknown {
+		r.state[cur] = walking
+		r.stack = append(r.stack, cur)
+		next, ok := r.step(cur, r.rows[cur][lid])
+		if !ok {
+			break
+		}
+		cur = next
+	}
+	good, d := r.state[cur] == intact, r.dist[cur]
+	for i := len(r.stack) - 1; i >= 0; i-- {
+		w := r.stack[i]
+		r.state[w] = unusable
+		if good {
+			d++
+			r.state[w], r.dist[w] = intact, d
+		}
+	}
 }
 
 // grow gives every broken switch a new next hop, growing outward from the
@@ -128,7 +161,7 @@ func (r *rerouter) grow(lid lft.LID, slRows [][]*slRow, st *Stats) error {
 	for _, b := range r.brk {
 		r.dist[b] = inf
 		for _, n := range r.m.nbr[b] {
-			if n >= 0 && r.state[n] == intact {
+			if n >= 0 && r.state[n] != repaired && r.usable(n, lid) {
 				r.dist[b] = min(r.dist[b], r.dist[n]+1)
 			}
 		}
@@ -182,7 +215,7 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	load := r.loadOf(b)
 	cands := r.cands[:0]
 	for p, n := range r.m.nbr[b] {
-		if n >= 0 && (r.state[n] == intact || r.state[n] == repaired) {
+		if n >= 0 && r.usable(n, lid) {
 			cands = append(cands, int32(p))
 		}
 	}
