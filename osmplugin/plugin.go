@@ -13,6 +13,9 @@
 // the tables into new_lft and answers path_sl and update_sl2vl from the
 // result. A failed computation leaves OpenSM to its default engine; the
 // previous result keeps serving path records until a new one is complete.
+// After a small change (a few cables or switches gone, LIDs as before) the
+// last routing is repaired instead of recomputed (repair.go), unless the
+// settings say repair = false.
 package main
 
 /*
@@ -30,15 +33,21 @@ import (
 	"sync"
 	"unsafe"
 
+	"slimroute/deadlock"
 	"slimroute/fabric"
 	"slimroute/lft"
 	"slimroute/pipeline"
 )
 
-// state is one finished computation; it is replaced whole, never edited.
+// state is one finished computation or repair; it is replaced whole,
+// never edited.
 type state struct {
-	res   *pipeline.Result
-	nodes map[fabric.GUID]fabric.NodeID
+	tables *lft.Tables
+	// the last full computation's VL assignment, for an HCA's egress VL,
+	// and the spare SLs repairs added since, with their VLs
+	assign *deadlock.Assignment
+	spares map[uint8]uint8
+	nodes  map[fabric.GUID]fabric.NodeID
 }
 
 var (
@@ -95,19 +104,37 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msg
 	}
 	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
 	cfg.LIDsFromFabric, cfg.LMC = true, 0
+	mu.RLock()
+	last := current
+	mu.RUnlock()
+	if last != nil && (cfg.Repair == nil || *cfg.Repair) {
+		st, text, ok := repairLast(last, f, cfg)
+		if ok {
+			publish(st)
+			writeMsg(msg, msgLen, text)
+			return 0
+		}
+		fmt.Fprintf(os.Stderr, "slimroute: %s\n", text)
+	}
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
 		return errOut(msg, msgLen, err)
 	}
-	st := &state{res: res, nodes: map[fabric.GUID]fabric.NodeID{}}
+	publish(&state{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}})
+	writeMsg(msg, msgLen, summary(res))
+	return 0
+}
+
+// publish makes st the state OpenSM's callbacks read.
+func publish(st *state) {
+	f := st.tables.Fabric()
+	st.nodes = map[fabric.GUID]fabric.NodeID{}
 	for i := range f.NumNodes() {
 		st.nodes[f.Node(fabric.NodeID(i)).GUID] = fabric.NodeID(i)
 	}
 	mu.Lock()
 	current = st
 	mu.Unlock()
-	writeMsg(msg, msgLen, summary(res))
-	return 0
 }
 
 // summary is the line OpenSM logs after a successful computation.
@@ -129,7 +156,11 @@ func slimrouteLFT(guid C.uint64_t, out *C.uint8_t, size C.int) C.int {
 	if st == nil {
 		return -1
 	}
-	tab := st.res.Tables.LFT(st.nodes[fabric.GUID(guid)])
+	id, ok := st.nodes[fabric.GUID(guid)]
+	if !ok {
+		return -1
+	}
+	tab := st.tables.LFT(id)
 	if tab == nil {
 		return -1
 	}
@@ -150,11 +181,11 @@ func slimroutePathSL(slid, dlid C.uint16_t) C.uint8_t {
 	if st == nil {
 		return 0
 	}
-	owner, _, ok := st.res.LIDs.Owner(lft.LID(slid))
+	owner, _, ok := st.tables.LIDs().Owner(lft.LID(slid))
 	if !ok || owner.Port.Port == 0 {
 		return 0
 	}
-	return C.uint8_t(st.res.Tables.PathSL(owner.Port, lft.LID(dlid)))
+	return C.uint8_t(st.tables.PathSL(owner.Port, lft.LID(dlid)))
 }
 
 // slimrouteSL2VL returns the VL for (node guid, in port, out port, SL): a
@@ -173,12 +204,15 @@ func slimrouteSL2VL(guid C.uint64_t, in, out, sl C.uint8_t) C.uint8_t {
 	switch {
 	case !ok:
 		return 0
-	case st.res.Routing.SwitchIndex(id) >= 0:
-		return C.uint8_t(st.res.Tables.SL2VL(id, int(in), int(out), uint8(sl)))
+	case st.tables.SL2VLClass(id, 0) >= 0:
+		return C.uint8_t(st.tables.SL2VL(id, int(in), int(out), uint8(sl)))
 	}
 	// an HCA's table is its egress: the route's first hop, as if from the
-	// HCA itself (in port 0)
-	return C.uint8_t(st.res.Assignment.VL(id, 0, int(out), uint8(sl)))
+	// HCA itself (in port 0), or a spare SL's VL
+	if vl, ok := st.spares[uint8(sl)]; ok {
+		return C.uint8_t(vl)
+	}
+	return C.uint8_t(st.assign.VL(id, 0, int(out), uint8(sl)))
 }
 
 func main() {}

@@ -1,7 +1,9 @@
 package repair
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"slimroute/fabric"
 	"slimroute/lft"
@@ -9,8 +11,8 @@ import (
 
 // match relates the previous tables' fabric to the new one. Nodes are
 // matched by node GUID (fabric.Without and a new discovery renumber
-// NodeIDs) and ports by number. Switches are numbered densely in the new
-// fabric's NodeID order.
+// NodeIDs) and ports by number. Switches are numbered densely in GUID
+// order.
 type match struct {
 	prev     *lft.Tables
 	pf, f    *fabric.Fabric
@@ -34,7 +36,11 @@ func newMatch(prev *lft.Tables, f *fabric.Fabric) (*match, error) {
 	for i := range m.index {
 		m.index[i] = -1
 	}
-	for _, sw := range f.IDsOf(fabric.Switch) {
+	// switches in GUID order, so that the repair (whose tie-breaks follow
+	// this order) does not depend on how a reader numbered the nodes
+	sws := f.IDsOf(fabric.Switch)
+	slices.SortStableFunc(sws, func(a, b fabric.NodeID) int { return cmp.Compare(f.Node(a).GUID, f.Node(b).GUID) })
+	for _, sw := range sws {
 		n := f.Node(sw)
 		ps, ok := m.pf.NodeByGUID(n.GUID)
 		if n.GUID == 0 || !ok || m.pf.Node(ps).Kind != fabric.Switch || m.pf.Node(ps).Ports != n.Ports {

@@ -320,3 +320,52 @@ func TestRepairOfDFSSSPTablesRefusesOrHolds(t *testing.T) {
 		checkRepair(t, prev, got, f, st)
 	}
 }
+
+// TestRepairIgnoresNodeNumbering: the same fabric with its nodes listed in
+// reverse (as another reader might number them: the OpenSM plugin's
+// fabric is not the offline one) gets the same repaired tables, byte for
+// byte.
+func TestRepairIgnoresNodeNumbering(t *testing.T) {
+	for seed := uint64(1); seed <= 2; seed++ {
+		prev := routed(t, 7, "hops", 0, 1).Tables
+		sameRepair(t, prev, failure(t, prev.Fabric(), 5, 0, seed))
+	}
+}
+
+func sameRepair(t *testing.T, prev *lft.Tables, f *fabric.Fabric) {
+	n := f.NumNodes()
+	nodes := make([]fabric.Node, n)
+	for i := range n {
+		nodes[n-1-i] = *f.Node(fabric.NodeID(i))
+	}
+	var links []fabric.Link
+	for _, l := range f.Links() {
+		l.A.Node, l.B.Node = fabric.NodeID(n-1)-l.A.Node, fabric.NodeID(n-1)-l.B.Node
+		links = append(links, l)
+	}
+	g, err := fabric.New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs [2]string
+	for i, fab := range []*fabric.Fabric{f, g} {
+		got, _, err := Repair(prev, fab, Options{VLs: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := lft.WriteOpenSMLFTs(&b, got, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := lft.WritePathSL(&b, got, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := lft.WriteSL2VL(&b, got); err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = b.String()
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("renumbering the nodes changed the repair")
+	}
+}
