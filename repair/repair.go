@@ -1,8 +1,9 @@
 // Package repair carries forwarding state over a fabric change: given the
 // previous tables and the new fabric (cables or switches gone), it
 // re-routes only the LFT entries whose paths crossed what is gone, keeps
-// every other LFT entry, every unaffected path SL and the SL-to-VL tables,
-// and says how much changed. It works on forwarding state alone (package
+// every other LFT entry, every unaffected path SL and the SL-to-VL tables
+// (but for a spare SL some new routes may need, see escapes), and says
+// how much changed. It works on forwarding state alone (package
 // lft), not on a routing, so it repairs OpenSM's dumps as well as
 // slimroute's own tables. The caller verifies the result (verify.Check)
 // and recomputes in full when Repair fails or the verifier refuses.
@@ -65,7 +66,10 @@ func (s Spare) String() string { return fmt.Sprintf("SL %d on VL %d", s.SL, s.VL
 // onto it, with entries naming ports whose cables are gone). It fails
 // when f has a switch or LID-holding port prev lacks, when a switch can
 // no longer reach a LID, or when a new route gets no SL under the kept
-// SL2VL tables; a full recompute is then needed.
+// SL2VL tables and no spare (SL, VL) pair is left below Options.VLs; a
+// full recompute is then needed. The result's freedom from deadlock rests
+// on prev's routes having VLs that increase hop by hop (hop-indexed
+// tables; see fitSLs): the caller verifies it (verify.Check) before use.
 func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stats, error) {
 	var st Stats
 	var start time.Time
