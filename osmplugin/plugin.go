@@ -12,9 +12,11 @@
 // pipeline as `slimroute route` with OpenSM's LIDs (package engine, where
 // the logic lives and is tested without OpenSM). The shim then copies the
 // tables into new_lft and answers path_sl and update_sl2vl from the
-// result. A failed computation leaves OpenSM to the next engine of its
-// routing_engine list, which then answers path records itself (see
-// docs/opensm-plugin.md for a deadlock-free choice).
+// result. After a small change (a few cables or switches gone, LIDs as
+// before) the last routing is repaired instead of recomputed, unless the
+// settings say repair = false. A failed computation leaves OpenSM to the
+// next engine of its routing_engine list, which then answers path records
+// itself (see docs/opensm-plugin.md for a deadlock-free choice).
 package main
 
 /*
@@ -62,14 +64,14 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 //
 //export slimrouteCompute
 func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) C.int {
-	st, err := engine.Compute(C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath), runtime.GOMAXPROCS(0))
+	st, err := engine.Compute(C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath), runtime.GOMAXPROCS(0), currentState())
 	if err != nil {
 		return errOut(msg, msgLen, err)
 	}
 	mu.Lock()
 	current = st
 	mu.Unlock()
-	writeMsg(msg, msgLen, engine.Summary(st.Res))
+	writeMsg(msg, msgLen, st.Summary())
 	return 0
 }
 

@@ -29,6 +29,10 @@ type Config struct {
 	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
+	// Repair, false, makes the OpenSM plugin recompute on every sweep
+	// instead of repairing its last routing after a small change (nil:
+	// repair). Run itself ignores it.
+	Repair *bool `toml:"repair"`
 	// LMC < 0 means log2(Layers); LIDsFromFabric takes the fabric's LIDs
 	// (and their LMC) as they are.
 	LMC            int  `toml:"-"`
@@ -164,6 +168,6 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 // the key. LMC is derived from the layers.
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, deadlock, vls, best_effort, lft_cap")
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, deadlock, vls, best_effort, lft_cap, repair")
 	return c, err
 }

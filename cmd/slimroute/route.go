@@ -65,11 +65,13 @@ and only then writes, atomically, into DIR:
 
 Examples:
    slimroute route --slimfly 5 --layers 4 --deadlock hops -o out/route
-   slimroute route --fabric ibnetdiscover.out --lids-from-fabric --deadlock dfsssp --vls 4 -o out/`,
+   slimroute route --fabric ibnetdiscover.out --lids-from-fabric --deadlock dfsssp --vls 4 -o out/
+   slimroute route --fabric after-failure.out --vls 4 --previous out/route -o out/repaired`,
 		Flags: append(append(sourceFlags(), pipelineFlags()...),
 			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
+			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done"},
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := pipelineConfig(c)
@@ -95,6 +97,11 @@ Examples:
 				return err
 			}
 			lap("load_ms")
+			if prev := c.String("previous"); prev != "" {
+				if done, err := routeFromPrevious(c.App.Writer, f, cfg, prev, c.String("output")); done || err != nil {
+					return err
+				}
+			}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
@@ -141,24 +148,13 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 	for _, p := range tab.Unreachable() {
 		sum.Unreachable = append(sum.Unreachable, f.PortString(p))
 	}
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab, runtime.GOMAXPROCS(0)) }},
-		{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
-		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab, runtime.GOMAXPROCS(0)) }},
-		{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
-	}
+	files := tableFiles(tab)
 	if ibdm {
 		view, err := lft.NewIBDMView(tab)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, []struct {
-			name  string
-			write func(io.Writer) error
-		}{
+		files = append(files, []tableFile{
 			{"ibdmchk/subnet.lst", view.WriteSubnetList},
 			{"ibdmchk/fdbs", view.WriteFDBs},
 			{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},

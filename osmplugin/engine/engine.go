@@ -14,23 +14,33 @@ import (
 	"regexp"
 	"strings"
 
+	"slimroute/deadlock"
 	"slimroute/fabric"
 	"slimroute/lft"
 	"slimroute/pipeline"
 )
 
-// State is one finished computation; it is replaced whole, never edited.
-// Its methods answer OpenSM's questions in Go terms; the exported cgo
-// functions only translate C values.
+// State is one finished computation or repair; it is replaced whole,
+// never edited. Its methods answer OpenSM's questions in Go terms; the
+// exported cgo functions only translate C values.
 type State struct {
-	Res   *pipeline.Result
-	nodes map[fabric.GUID]fabric.NodeID
+	tables *lft.Tables
+	// the last full computation's VL assignment, for an HCA's egress VL,
+	// and the spare SLs repairs added since, with their VLs
+	assign *deadlock.Assignment
+	spares map[uint8]uint8
+	nodes  map[fabric.GUID]fabric.NodeID
+	// summary is the line OpenSM logs: what was computed or repaired,
+	// and why a repair was not used
+	summary string
 }
 
 // Compute routes the subnet OpenSM discovered, given as slimroute JSON,
 // with the settings in the TOML file cfgPath ("" for the defaults) on up
-// to workers goroutines.
-func Compute(js []byte, cfgPath string, workers int) (*State, error) {
+// to workers goroutines. With the last state and a small change (a few
+// cables or switches gone, LIDs as before; settings key repair, default
+// true) it repairs the last routing instead (see repairLast).
+func Compute(js []byte, cfgPath string, workers int, last *State) (*State, error) {
 	cfg := pipeline.Config{LMC: -1, Deadlock: "auto"}
 	if cfgPath != "" {
 		fh, err := os.Open(cfgPath)
@@ -56,16 +66,34 @@ func Compute(js []byte, cfgPath string, workers int) (*State, error) {
 	}
 	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
 	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
+	why := ""
+	if last != nil && (cfg.Repair == nil || *cfg.Repair) {
+		st, text, ok := repairLast(last, f, cfg)
+		if ok {
+			return st.indexed(), nil
+		}
+		why = text + "; "
+	}
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
-		return nil, inSettingsTerms(err)
+		return nil, inSettingsTerms(fmt.Errorf("%s%w", why, err))
 	}
-	st := &State{Res: res, nodes: map[fabric.GUID]fabric.NodeID{}}
-	for i := range f.NumNodes() {
-		st.nodes[f.Node(fabric.NodeID(i)).GUID] = fabric.NodeID(i)
-	}
-	return st, nil
+	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, summary: why + Summary(res)}
+	return st.indexed(), nil
 }
+
+// indexed fills the node index of st.
+func (st *State) indexed() *State {
+	f := st.tables.Fabric()
+	st.nodes = map[fabric.GUID]fabric.NodeID{}
+	for i := range f.NumNodes() {
+		st.nodes[f.GUID(fabric.NodeID(i))] = fabric.NodeID(i)
+	}
+	return st
+}
+
+// Summary is the line OpenSM logs for this state.
+func (st *State) Summary() string { return st.summary }
 
 // inSettingsTerms rewrites the command-line flags in an error's advice as
 // the keys of the plugin's settings file, where the advice is followed.
@@ -79,7 +107,7 @@ var (
 	flagKeys     = strings.NewReplacer("--vls ", "vls = ", "(--vls)", "(vls)", "--best-effort", "best_effort = true", "--max-len ", "max_len = ", "--min-len ", "min_len = ", "--layers", "layers")
 )
 
-// Summary is the line OpenSM logs after a successful computation.
+// Summary is the line OpenSM logs after a full computation.
 func Summary(res *pipeline.Result) string {
 	a := res.Assignment
 	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s), deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
@@ -92,30 +120,34 @@ func (st *State) LFT(guid fabric.GUID) ([]uint8, bool) {
 	if !ok {
 		return nil, false
 	}
-	tab := st.Res.Tables.LFT(id)
+	tab := st.tables.LFT(id)
 	return tab, tab != nil
 }
 
 // PathSL is the SL of a path record from slid to dlid: 0 unless slid is
 // an HCA port's.
 func (st *State) PathSL(slid, dlid lft.LID) uint8 {
-	owner, _, ok := st.Res.LIDs.Owner(slid)
+	owner, _, ok := st.tables.LIDs().Owner(slid)
 	if !ok || owner.Port.Port == 0 {
 		return 0
 	}
-	return st.Res.Tables.PathSL(owner.Port, dlid)
+	return st.tables.PathSL(owner.Port, dlid)
 }
 
 // SL2VL is the VL node guid puts a packet on from port in to port out with
 // SL sl: a switch's from the tables, an HCA's as the VL assignment maps
-// the route's first hop (its egress, as if from the HCA itself, in port 0).
+// the route's first hop (its egress, as if from the HCA itself, in port
+// 0), or a spare SL's VL.
 func (st *State) SL2VL(guid fabric.GUID, in, out int, sl uint8) uint8 {
 	id, ok := st.nodes[guid]
 	switch {
 	case !ok:
 		return 0
-	case st.Res.Routing.SwitchIndex(id) >= 0:
-		return st.Res.Tables.SL2VL(id, in, out, sl)
+	case st.tables.SL2VLClass(id, 0) >= 0:
+		return st.tables.SL2VL(id, in, out, sl)
 	}
-	return st.Res.Assignment.VL(id, 0, out, sl)
+	if vl, ok := st.spares[sl]; ok {
+		return vl
+	}
+	return st.assign.VL(id, 0, out, sl)
 }

@@ -61,7 +61,7 @@ func settings(t *testing.T, text string) string {
 // GUIDs and LIDs get "none" answers, never another node's.
 func TestPluginAnswersAsThePipeline(t *testing.T) {
 	f, js := subnet(t, 2)
-	st, err := Compute(js, "", 2)
+	st, err := Compute(js, "", 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +112,8 @@ func TestPluginAnswersAsThePipeline(t *testing.T) {
 			t.Fatalf("HCA egress SL %d: VL %d, want 0 (hop 0)", sl, vl)
 		}
 	}
-	if !strings.Contains(Summary(st.Res), "verifier: no loops, acyclic") {
-		t.Fatalf("summary %q", Summary(st.Res))
+	if !strings.Contains(st.Summary(), "verifier: no loops, acyclic") {
+		t.Fatalf("summary %q", st.Summary())
 	}
 }
 
@@ -121,14 +121,14 @@ func TestPluginAnswersAsThePipeline(t *testing.T) {
 // (the SL is the route's VL).
 func TestPluginHCAEgressFollowsDFSSSP(t *testing.T) {
 	f, js := subnet(t, 2)
-	st, err := Compute(js, settings(t, "deadlock = \"dfsssp\"\nvls = 4\n"), 2)
+	st, err := Compute(js, settings(t, "deadlock = \"dfsssp\"\nvls = 4\n"), 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := f.Node(f.IDsOf(fabric.HCA)[0]).GUID
 	for sl := uint8(0); sl < 4; sl++ {
-		if vl := st.SL2VL(h, 0, 1, sl); int(vl) != int(sl)%st.Res.Assignment.VLs {
-			t.Fatalf("HCA egress SL %d: VL %d with %d VLs in use", sl, vl, st.Res.Assignment.VLs)
+		if vl := st.SL2VL(h, 0, 1, sl); int(vl) != int(sl)%st.assign.VLs {
+			t.Fatalf("HCA egress SL %d: VL %d with %d VLs in use", sl, vl, st.assign.VLs)
 		}
 	}
 }
@@ -137,25 +137,93 @@ func TestPluginHCAEgressFollowsDFSSSP(t *testing.T) {
 // LMC that cannot hold the layers says which LMC would.
 func TestPluginRefusesWhatItCannotRoute(t *testing.T) {
 	_, js := subnet(t, 2)
-	if _, err := Compute(js, settings(t, "layres = 4\n"), 2); err == nil || !strings.Contains(err.Error(), "unknown key layres") {
+	if _, err := Compute(js, settings(t, "layres = 4\n"), 2, nil); err == nil || !strings.Contains(err.Error(), "unknown key layres") {
 		t.Fatalf("bad settings: %v", err)
 	}
-	if _, err := Compute(js, filepath.Join(t.TempDir(), "none.toml"), 2); err == nil || !strings.Contains(err.Error(), "reading the plugin settings") {
+	if _, err := Compute(js, filepath.Join(t.TempDir(), "none.toml"), 2, nil); err == nil || !strings.Contains(err.Error(), "reading the plugin settings") {
 		t.Fatalf("missing settings file: %v", err)
 	}
 	_, lmc0 := subnet(t, 0)
-	if _, err := Compute(lmc0, settings(t, "layers = 4\n"), 2); err == nil || !strings.Contains(err.Error(), "needs LMC 2") {
+	if _, err := Compute(lmc0, settings(t, "layers = 4\n"), 2, nil); err == nil || !strings.Contains(err.Error(), "needs LMC 2") {
 		t.Fatalf("layers 4 on LMC 0: %v", err)
 	}
 	// advice comes in the settings file's terms, and following it works
-	_, err := Compute(js, settings(t, "vls = 1\n"), 2)
+	_, err := Compute(js, settings(t, "vls = 1\n"), 2, nil)
 	if err == nil || !strings.Contains(err.Error(), "(vls = 3)") || strings.Contains(err.Error(), "--vls") {
 		t.Fatalf("vls = 1: %v", err)
 	}
-	if _, err := Compute(js, settings(t, "vls = 3\n"), 2); err != nil {
+	if _, err := Compute(js, settings(t, "vls = 3\n"), 2, nil); err != nil {
 		t.Fatalf("following the advice (vls = 3): %v", err)
 	}
-	if _, err := Compute([]byte("{"), "", 2); err == nil {
+	if _, err := Compute([]byte("{"), "", 2, nil); err == nil {
 		t.Fatal("a broken subnet description was accepted")
+	}
+}
+
+// TestPluginRepairsAfterACableFails: after one cable fails the plugin
+// repairs its last routing (4 VLs: the hop-indexed tables leave VL 3 as a
+// spare) instead of recomputing: the summary says so, the tables differ
+// from the last ones only for LIDs whose routes crossed the cable, and
+// every answer comes from the repaired tables. With repair = false, or
+// with nothing to repair from, it recomputes; a cable plugged back in is
+// a change a repair does not cover, so it recomputes too.
+func TestPluginRepairsAfterACableFails(t *testing.T) {
+	f, js := subnet(t, 2)
+	cfg := settings(t, "vls = 4\n")
+	first, err := Compute(js, cfg, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, _ := f.NodeByName("sw-0-0-0")
+	var li int
+	for p := 1; p <= f.Ports(sw); p++ {
+		if peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: p}); ok && f.Kind(peer.Node) == fabric.Switch {
+			li, _ = f.LinkAt(fabric.PortRef{Node: sw, Port: p})
+			break
+		}
+	}
+	broken, err := f.Without(nil, []int{li})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := fabric.WriteJSON(&b, broken); err != nil {
+		t.Fatal(err)
+	}
+	repaired, err := Compute(b.Bytes(), cfg, 2, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(repaired.Summary(), "repaired the last routing") {
+		t.Fatalf("no repair: %s", repaired.Summary())
+	}
+	changed := 0
+	for _, id := range broken.IDsOf(fabric.Switch) {
+		now, _ := repaired.LFT(broken.GUID(id))
+		before, _ := first.LFT(broken.GUID(id))
+		for lid := range now {
+			if now[lid] != before[lid] {
+				changed++
+			}
+		}
+	}
+	if changed == 0 {
+		t.Fatal("the repair changed no LFT entry, though a cable is gone")
+	}
+	full, err := Compute(b.Bytes(), settings(t, "vls = 4\nrepair = false\n"), 2, first)
+	if err != nil || strings.Contains(full.Summary(), "repaired") {
+		t.Fatalf("repair = false: %v %s", err, full.Summary())
+	}
+	back, err := Compute(js, cfg, 2, repaired)
+	if err != nil || strings.Contains(back.Summary(), "repaired the last") || !strings.Contains(back.Summary(), "a cable was added") {
+		t.Fatalf("the cable back: %v %s", err, back.Summary())
+	}
+	// back to the intact routing
+	for _, id := range f.IDsOf(fabric.Switch) {
+		x, _ := back.LFT(f.GUID(id))
+		y, _ := first.LFT(f.GUID(id))
+		if !bytes.Equal(x, y) {
+			t.Fatalf("%s: with the cable back the tables are not the intact ones", f.Name(id))
+		}
 	}
 }

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"slimroute/fabric"
+	"slimroute/internal/atomicfile"
+	"slimroute/lft"
+	"slimroute/pipeline"
+	"slimroute/repair"
+	"slimroute/verify"
+)
+
+// tableFile is one file of forwarding state route writes.
+type tableFile struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// tableFiles lists the forwarding-state files of tables tab, as route
+// writes them and --previous reads them back.
+func tableFiles(tab *lft.Tables) []tableFile {
+	return []tableFile{
+		{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab, runtime.GOMAXPROCS(0)) }},
+		{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
+		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab, runtime.GOMAXPROCS(0)) }},
+		{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
+	}
+}
+
+// repairSummary is summary.json of a repaired routing.
+type repairSummary struct {
+	Previous string         `json:"previous"`
+	Repair   repairCounts   `json:"repair"`
+	Verify   *verify.Report `json:"verify"`
+	Files    []string       `json:"files"`
+}
+
+type repairCounts struct {
+	LIDs     int      `json:"lids_affected"`
+	Crossed  int      `json:"entries_crossed"`
+	Changed  int      `json:"entries_changed"`
+	GoneLIDs int      `json:"lids_gone"`
+	Paths    int      `json:"paths_changed"`
+	PathSLs  int      `json:"path_sls_changed"`
+	Escaped  int      `json:"paths_on_spare_sl"`
+	Spares   []string `json:"spare_sl2vl,omitempty"`
+}
+
+// routeFromPrevious repairs the routing route wrote into prevDir for the
+// fabric f, verifies it and writes it into outDir. It reports false, having
+// said why, when the repair cannot be done or the verifier refuses it: the
+// caller then recomputes in full.
+func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, prevDir, outDir string) (bool, error) {
+	refuse := func(format string, args ...any) (bool, error) {
+		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, fmt.Sprintf(format, args...))
+		return false, nil
+	}
+	prev, err := readPrevious(prevDir, f)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now})
+	if err != nil {
+		return refuse("%v", err)
+	}
+	rep, err := verify.Check(tab, cfg.Workers)
+	if err != nil {
+		return refuse("the repaired tables fail the verifier: %v", err)
+	}
+	if !rep.Acyclic() {
+		return refuse("the repaired tables have a credit loop: %s", rep.CycleString())
+	}
+	sum := &repairSummary{Previous: prevDir, Verify: rep, Repair: repairCounts{
+		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, GoneLIDs: st.GoneLIDs,
+		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped}}
+	for _, sp := range st.Spares {
+		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
+	}
+	if err := writeTables(outDir, tab, sum); err != nil {
+		return false, err
+	}
+	printRepair(out, prevDir, outDir, st, rep, sum.Files)
+	return true, nil
+}
+
+// readPrevious reads the LFTs, path SLs and SL2VL tables route wrote into
+// dir onto fabric f. Entries that name ports whose cables are gone read as
+// they are; the repair finds them.
+func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, error) {
+	var t *lft.Tables
+	for _, step := range []struct {
+		name string
+		read func(io.Reader, string) (*lft.Tables, error)
+	}{
+		{"opensm-lfts.txt", func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadOpenSMLFTs(r, p, f) }},
+		{"path-sl.txt", func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadPathSL(r, p, t) }},
+		{"sl2vl.txt", func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadSL2VL(r, p, t) }},
+	} {
+		path := filepath.Join(dir, step.name)
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		t, err = step.read(file, path)
+		file.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// writeTables writes the forwarding-state files of tab and summary.json
+// into dir as a set, as route does: an error or an interrupt leaves every
+// file as it was.
+func writeTables(dir string, tab *lft.Tables, sum *repairSummary) error {
+	var out []atomicfile.File
+	for _, file := range tableFiles(tab) {
+		out = append(out, atomicfile.File{Path: filepath.Join(dir, file.name), Perm: 0o644, Write: file.write})
+		sum.Files = append(sum.Files, file.name)
+	}
+	sum.Files = append(sum.Files, "summary.json")
+	out = append(out, atomicfile.File{Path: filepath.Join(dir, "summary.json"), Perm: 0o644, Write: func(w io.Writer) error {
+		b, err := json.MarshalIndent(sum, "", "  ")
+		if err == nil {
+			_, err = w.Write(append(b, '\n'))
+		}
+		return err
+	}})
+	return atomicfile.WriteAll(out...)
+}
+
+// printRepair says what the repair changed and why, for people.
+func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, rep *verify.Report, files []string) {
+	fmt.Fprintf(out, "repaired the routing in %s for this fabric in %.1f ms instead of recomputing it:\n", prevDir, float64(st.Time.Microseconds())/1000)
+	fmt.Fprintf(out, "  %d destination LIDs had routes over a cable or switch that is gone; %d LFT entries (switch, LID) led over it, %d of them now name another port; every other entry is as before\n", st.LIDs, st.Crossed, st.Changed)
+	if st.GoneLIDs > 0 {
+		fmt.Fprintf(out, "  %d LIDs are gone with their ports (an HCA lost its cable or switch); no switch forwards them any more\n", st.GoneLIDs)
+	}
+	fmt.Fprintf(out, "  %d routes from switches with HCAs changed; %d of their path SLs changed, every other path SL is as before\n", st.Paths, st.PathSLs)
+	if len(st.Spares) > 0 {
+		var sp []string
+		for _, s := range st.Spares {
+			sp = append(sp, s.String())
+		}
+		fmt.Fprintf(out, "  %d new routes fit no SL in use under the SL2VL tables and go on a spare SL of their own (%s): the only SL2VL entries that changed\n", st.Escaped, strings.Join(sp, ", "))
+	} else {
+		fmt.Fprintln(out, "  SL2VL tables unchanged")
+	}
+	fmt.Fprintf(out, "verifier: every LID reachable, no loops, no CDG cycle (%d paths, %d channels, %d dependencies, %d VLs)\n", rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
+	fmt.Fprintf(out, "wrote %s/{%s}\n", outDir, strings.Join(files, ","))
+}

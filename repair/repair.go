@@ -1,0 +1,186 @@
+// Package repair carries forwarding state over a fabric change: given the
+// previous tables and the new fabric (cables or switches gone), it
+// re-routes only the LFT entries whose paths crossed what is gone, keeps
+// every other LFT entry, every unaffected path SL and the SL-to-VL tables
+// (but for a spare SL some new routes may need, see escapes), and says
+// how much changed. It works on forwarding state alone (package
+// lft), not on a routing, so it repairs OpenSM's dumps as well as
+// slimroute's own tables. The caller verifies the result (verify.Check)
+// and recomputes in full when Repair fails or the verifier refuses.
+package repair
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// Options configure Repair.
+type Options struct {
+	// Workers is how many goroutines may copy tables at once; 0 or 1: one.
+	// The result is the same for every value.
+	Workers int
+	// VLs is how many data VLs the switches run (0: 8): a spare VL for
+	// routes no SL in use fits must be below it.
+	VLs int
+	// Clock, when set, times the repair (Stats.Time).
+	Clock func() time.Time
+}
+
+// Stats says what a repair changed and why.
+type Stats struct {
+	// LIDs is how many destination LIDs had routes crossing what is gone.
+	LIDs int
+	// Crossed counts the LFT entries (switch, LID) whose path crossed a
+	// gone cable or switch (or led nowhere): the only entries Repair may
+	// change.
+	Crossed int
+	// Changed counts the entries that now name another port; ≤ Crossed.
+	Changed int
+	// GoneLIDs counts the LIDs of ports that are gone (an HCA whose cable
+	// or switch failed, a failed switch): no switch forwards them any more.
+	GoneLIDs int
+	// Paths counts the (source switch, DLID) routes from switches with
+	// HCAs that changed, and PathSLs the path SLs among them that changed.
+	Paths, PathSLs int
+	// Escaped counts the new routes no SL in use fits under the kept
+	// SL2VL tables, put on a spare (SL, VL) pair; Spares lists the pairs,
+	// the only SL2VL entries the repair changes.
+	Escaped int
+	Spares  []Spare
+	// Time is how long the repair took (zero without Options.Clock).
+	Time time.Duration
+}
+
+// Spare is an SL no path used before the repair, mapped to a VL no SL in
+// use reached, on every switch and port pair (see escapes).
+type Spare struct{ SL, VL uint8 }
+
+func (s Spare) String() string { return fmt.Sprintf("SL %d on VL %d", s.SL, s.VL) }
+
+// Repair returns the tables of fabric f repaired from prev, the tables of
+// an earlier fabric whose nodes f's match by GUID (or of f itself, read
+// onto it, with entries naming ports whose cables are gone). It fails
+// when f has a switch or LID-holding port prev lacks, when a switch can
+// no longer reach a LID, or when a new route gets no SL under the kept
+// SL2VL tables and no spare (SL, VL) pair is left below Options.VLs; a
+// full recompute is then needed. The result's freedom from deadlock rests
+// on prev's routes having VLs that increase hop by hop (hop-indexed
+// tables; see fitSLs): the caller verifies it (verify.Check) before use.
+func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stats, error) {
+	var st Stats
+	var start time.Time
+	if opts.Clock != nil {
+		start = opts.Clock()
+	}
+	m, err := newMatch(prev, f)
+	if err != nil {
+		return nil, st, err
+	}
+	lids, gone, err := m.lids()
+	if err != nil {
+		return nil, st, err
+	}
+	st.GoneLIDs = gone
+	b := lft.NewBuilder(f, lids)
+	rows := carryLFTs(m, b, lids, opts.Workers)
+	slRows, err := carrySLs(m, b, lids)
+	if err != nil {
+		return nil, st, err
+	}
+	vls := opts.VLs
+	if vls <= 0 {
+		vls = 8
+	}
+	sl2vl := readSL2VL(m, opts.Workers)
+	r := newRerouter(m, rows, slRows, sl2vl, vls)
+	for _, a := range affectedLIDs(m, rows, lids) {
+		if err := r.repairLID(lids, a, slRows, &st); err != nil {
+			return nil, st, err
+		}
+	}
+	for _, pr := range r.esc.pairs {
+		st.Spares = append(st.Spares, Spare{SL: pr.sl, VL: pr.vl})
+	}
+	if err := carrySL2VL(m, b, sl2vl, r.esc.pairs, opts.Workers); err != nil {
+		return nil, st, err
+	}
+	if opts.Clock != nil {
+		st.Time = opts.Clock().Sub(start)
+	}
+	return b.Tables(), st, nil
+}
+
+// repairLID re-routes the switches whose routes toward lid broke and
+// picks the path SLs of the routes that changed.
+func (r *rerouter) repairLID(lids *lft.LIDs, a seeded, slRows [][]*slRow, st *Stats) error {
+	lid := a.lid
+	root, port, ok := r.root(lids, lid)
+	if !ok {
+		return nil
+	}
+	if r.rows[root][lid] != port {
+		st.Crossed++
+		st.Changed++
+	}
+	r.classify(lid, root, port, a.seeds)
+	if len(r.brk) == 0 {
+		return nil
+	}
+	st.LIDs++
+	st.Crossed += len(r.brk)
+	return r.grow(lid, slRows, st)
+}
+
+// seeded is a LID with the switches whose entries for it name a port
+// whose cable is gone or different.
+type seeded struct {
+	lid   lft.LID
+	seeds []int32
+}
+
+// affectedLIDs lists, in LID order, the LIDs some switch forwards over a
+// port whose cable is gone or different, with those switches. Only
+// switches with such a port are scanned: when prev is on another fabric,
+// those whose cabling changed; when it is on f itself, every switch.
+func affectedLIDs(m *match, rows [][]uint8, lids *lft.LIDs) []seeded {
+	type hit struct {
+		lid lft.LID
+		s   int32
+	}
+	var hits []hit
+	for s := range m.switches {
+		var dead [256]bool // ports past the last are dead too; Drop is not
+		scan := m.pf == m.f
+		for p := 1; p < len(dead)-1; p++ {
+			dead[p] = p >= len(m.same[s]) || !m.same[s][p]
+			if p < len(m.same[s]) && dead[p] {
+				_, had := m.pf.Peer(fabric.PortRef{Node: m.prevSw[s], Port: p})
+				scan = scan || had
+			}
+		}
+		if !scan {
+			continue
+		}
+		for lid, p := range rows[s] {
+			if dead[p] {
+				hits = append(hits, hit{lft.LID(lid), int32(s)})
+			}
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return int(a.lid) - int(b.lid) })
+	var out []seeded
+	for _, h := range hits {
+		if _, _, ok := lids.Owner(h.lid); !ok {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].lid != h.lid {
+			out = append(out, seeded{lid: h.lid})
+		}
+		out[len(out)-1].seeds = append(out[len(out)-1].seeds, h.s)
+	}
+	return out
+}
