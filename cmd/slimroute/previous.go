@@ -119,17 +119,31 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, error) {
 }
 
 // writeTables writes the forwarding-state files of tab and summary.json
-// into dir as a set, as route does: an error or an interrupt leaves every
-// file as it was.
+// into dir as a set, as route does.
 func writeTables(dir string, tab *lft.Tables, sum *repairSummary) error {
-	var out []atomicfile.File
-	for _, file := range tableFiles(tab) {
-		out = append(out, atomicfile.File{Path: filepath.Join(dir, file.name), Perm: 0o644, Write: file.write})
-		sum.Files = append(sum.Files, file.name)
+	files := tableFiles(tab)
+	sum.Files = append(sum.Files, setNames(files)...)
+	return writeSet(dir, files, sum)
+}
+
+// setNames lists the names writeSet writes: the files, then summary.json.
+func setNames(files []tableFile) []string {
+	var names []string
+	for _, file := range files {
+		names = append(names, file.name)
 	}
-	sum.Files = append(sum.Files, "summary.json")
+	return append(names, "summary.json")
+}
+
+// writeSet writes files and summary (as summary.json) into dir as one set:
+// an error or an interrupt leaves every file as it was.
+func writeSet(dir string, files []tableFile, summary any) error {
+	var out []atomicfile.File
+	for _, file := range files {
+		out = append(out, atomicfile.File{Path: filepath.Join(dir, file.name), Perm: 0o644, Write: file.write})
+	}
 	out = append(out, atomicfile.File{Path: filepath.Join(dir, "summary.json"), Perm: 0o644, Write: func(w io.Writer) error {
-		b, err := json.MarshalIndent(sum, "", "  ")
+		b, err := json.MarshalIndent(summary, "", "  ")
 		if err == nil {
 			_, err = w.Write(append(b, '\n'))
 		}

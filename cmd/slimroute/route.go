@@ -162,21 +162,8 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 			{"ibdmchk/sl2vl", view.WriteSL2VL},
 		}...)
 	}
-	// all or nothing: an error or an interrupt leaves every file as it was
-	var out []atomicfile.File
-	for _, file := range files {
-		out = append(out, atomicfile.File{Path: filepath.Join(dir, file.name), Perm: 0o644, Write: file.write})
-		sum.Files = append(sum.Files, file.name)
-	}
-	sum.Files = append(sum.Files, "summary.json")
-	out = append(out, atomicfile.File{Path: filepath.Join(dir, "summary.json"), Perm: 0o644, Write: func(w io.Writer) error {
-		b, err := json.MarshalIndent(sum, "", "  ")
-		if err == nil {
-			_, err = w.Write(append(b, '\n'))
-		}
-		return err
-	}})
-	return sum, atomicfile.WriteAll(out...)
+	sum.Files = append(sum.Files, setNames(files)...)
+	return sum, writeSet(dir, files, sum)
 }
 
 // bigOutput is the size from which route says how much it will write.
