@@ -3,8 +3,6 @@ package e2e
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,15 +30,7 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 	ibsimtest.Require(t, "opensm", "ibroute", "smpquery")
 	plugin := buildPlugin(t)
 	rt := routeCase(t, caseQ7, "auto")
-	sim := ibsimtest.StartWithConsole(t, rt.net, ibsimtest.LimitsFor(rt.f)...)
-	settings := filepath.Join(sim.Dir, "slimroute.toml")
-	os.WriteFile(settings, []byte("layers = 4\ndeadlock = \"auto\"\nvls = 4\nseed = 1\n"), 0o644)
-	g2l, _ := os.ReadFile(filepath.Join(rt.dir, "guid2lid"))
-	sm := sim.StartOpenSM(t, ibsimtest.SMOptions{
-		Config:   fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nqos TRUE\nforce_log_flush TRUE\n", settings),
-		GUID2LID: g2l,
-		Env:      []string{"LD_LIBRARY_PATH=" + plugin},
-	})
+	sim, sm := startWithPlugin(t, plugin, rt, "layers = 4\ndeadlock = \"auto\"\nvls = 4\nseed = 1\n")
 	waitForSweep(t, sm, 1)
 	checkIBRoute(t, sim, rt)
 

@@ -60,17 +60,31 @@ func TestPluginProgramsOurRouting(t *testing.T) {
 	}
 }
 
-func pluginCase(t *testing.T, plugin string, fc fabricCase) {
-	rt := routeCase(t, fc, "auto")
+// startWithPlugin simulates rt's fabric (with a console, for cable
+// failures) and starts OpenSM on it with the plugin built in plugin as its
+// routing engine (LMC 2, QoS on, the planned LIDs) and the given settings.
+func startWithPlugin(t *testing.T, plugin string, rt *routed, settingsText string) (*ibsimtest.Sim, *ibsimtest.SM) {
+	t.Helper()
 	sim := ibsimtest.StartWithConsole(t, rt.net, ibsimtest.LimitsFor(rt.f)...)
 	settings := filepath.Join(sim.Dir, "slimroute.toml")
-	os.WriteFile(settings, []byte("layers = 4\ndeadlock = \"auto\"\nseed = 1\n"), 0o644)
-	g2l, _ := os.ReadFile(filepath.Join(rt.dir, "guid2lid"))
+	if err := os.WriteFile(settings, []byte(settingsText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g2l, err := os.ReadFile(filepath.Join(rt.dir, "guid2lid"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sm := sim.StartOpenSM(t, ibsimtest.SMOptions{
 		Config:   fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nqos TRUE\nforce_log_flush TRUE\n", settings),
 		GUID2LID: g2l,
 		Env:      []string{"LD_LIBRARY_PATH=" + plugin},
 	})
+	return sim, sm
+}
+
+func pluginCase(t *testing.T, plugin string, fc fabricCase) {
+	rt := routeCase(t, fc, "auto")
+	sim, sm := startWithPlugin(t, plugin, rt, "layers = 4\ndeadlock = \"auto\"\nseed = 1\n")
 	log := sm.Log()
 	if !strings.Contains(log, "slimroute tables configured on all switches") {
 		t.Fatalf("OpenSM did not route with the plugin:\n%s", log)
