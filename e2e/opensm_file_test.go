@@ -112,7 +112,7 @@ func fileEngine(t *testing.T, fc fabricCase) {
 	disc := filepath.Join(sim.Dir, "discovered")
 	os.WriteFile(disc, []byte(sim.Run(t, time.Minute, "ibnetdiscover")), 0o644)
 	found := readFabric(t, disc, fabric.FormatIBNetDiscover)
-	for _, p := range rt.tab.LIDs().Ports {
+	for _, p := range rt.tab.LIDs().Ports() {
 		name := rt.f.Node(p.Port.Node).Name
 		id, _ := found.NodeByName(name)
 		if got := found.Node(id).Attrs[p.Port.Port]; got.LID != uint16(p.Base) || (p.Port.Port != 0 && got.LMC != 2) {

@@ -51,7 +51,7 @@ func Build(f *fabric.Fabric, lids *LIDs, r Routes, a VLs, workers int) (*Tables,
 	for s := range rows {
 		rows[s] = -1
 	}
-	for _, pl := range lids.Ports {
+	for _, pl := range lids.ports {
 		s := p.attachedTo(pl.Port)
 		if pl.Port.Port == 0 || s < 0 {
 			continue
@@ -157,12 +157,12 @@ func newPlan(f *fabric.Fabric, lids *LIDs, r Routes) *plan {
 	for d := 0; d < r.NumDests(); d++ {
 		destOf[r.DestPort(d)] = d
 	}
-	p := &plan{f: f, r: r, lids: lids, lidDest: make([]int32, int(lids.Top)+1), lidLayer: make([]uint8, int(lids.Top)+1)}
+	p := &plan{f: f, r: r, lids: lids, lidDest: make([]int32, int(lids.top)+1), lidLayer: make([]uint8, int(lids.top)+1)}
 	for i := range p.lidDest {
 		p.lidDest[i] = -1
 	}
 	L := r.NumLayers()
-	for _, pl := range lids.Ports {
+	for _, pl := range lids.ports {
 		d, ok := destOf[pl.Port]
 		if !ok {
 			continue

@@ -22,7 +22,7 @@ func NewBuilder(f *fabric.Fabric, lids *LIDs) *Builder {
 			t.switches = append(t.switches, fabric.NodeID(i))
 		}
 	}
-	size := int(lids.Top) + 1
+	size := int(lids.top) + 1
 	t.lft = make([][]uint8, len(t.switches))
 	t.vlIn = make([][]uint8, len(t.switches))
 	t.vl = make([][][]uint8, len(t.switches))
@@ -32,7 +32,7 @@ func NewBuilder(f *fabric.Fabric, lids *LIDs) *Builder {
 		t.vlIn[s] = make([]uint8, n+1)
 		t.vl[s] = [][]uint8{make([]uint8, (n+1)*16)}
 	}
-	t.slRow = make([]int32, len(lids.Ports))
+	t.slRow = make([]int32, len(lids.ports))
 	for i := range t.slRow {
 		t.slRow[i] = -1
 	}
@@ -53,7 +53,7 @@ func (b *Builder) LFT(sw fabric.NodeID) []uint8 {
 // AddSLRow adds a row of path SLs for the caller to fill, indexed by DLID
 // 0..Top, and returns its number (for SetSLRow) and the row.
 func (b *Builder) AddSLRow() (int, []uint8) {
-	row := make([]uint8, int(b.t.lids.Top)+1)
+	row := make([]uint8, int(b.t.lids.top)+1)
 	b.t.sl = append(b.t.sl, row)
 	return len(b.t.sl) - 1, row
 }

@@ -16,8 +16,8 @@ func NewLIDs(lmc uint8, ports []PortLIDs) (*LIDs, error) {
 	if lmc > 7 {
 		return nil, fmt.Errorf("lmc=%d: LMC is 0..7", lmc)
 	}
-	l := &LIDs{LMC: lmc, Ports: slices.Clone(ports)}
-	for _, p := range l.Ports {
+	l := &LIDs{lmc: lmc, ports: slices.Clone(ports)}
+	for _, p := range l.ports {
 		if p.Base == 0 || p.LMC > 7 || p.Top() > MaxUnicastLID {
 			return nil, fmt.Errorf("LID 0x%04x with LMC %d is not a unicast LID range", p.Base, p.LMC)
 		}
@@ -31,7 +31,7 @@ func NewLIDs(lmc uint8, ports []PortLIDs) (*LIDs, error) {
 // once.
 func (t *Tables) CopyClassSLs(dst []uint8, class int) int {
 	if class < 0 || class >= len(t.sl) {
-		n := min(len(dst), int(t.lids.Top)+1)
+		n := min(len(dst), int(t.lids.top)+1)
 		clear(dst[:n])
 		return n
 	}

@@ -88,7 +88,7 @@ func TestEveryFormatReadsBackWhatItWrote(t *testing.T) {
 			if d := lft.DiffLFTs(tab, back, 3); len(d) > 0 {
 				t.Fatalf("tables differ: %v", d)
 			}
-			for i, p := range tab.LIDs().Ports {
+			for i, p := range tab.LIDs().Ports() {
 				if q, ok := back.LIDs().Of(p.Port); !ok || q != p {
 					t.Fatalf("port %d: LIDs %+v read back as %+v", i, p, q)
 				}
@@ -118,8 +118,8 @@ func TestReadersAddOnlyTheirPart(t *testing.T) {
 	}
 	f := tab.Fabric()
 	nonzero := 0
-	for _, p := range tab.LIDs().Ports {
-		for dlid := lft.LID(1); dlid <= tab.LIDs().Top; dlid++ {
+	for _, p := range tab.LIDs().Ports() {
+		for dlid := lft.LID(1); dlid <= tab.LIDs().Top(); dlid++ {
 			if a, b := tab.PathSL(p.Port, dlid), got.PathSL(p.Port, dlid); a != b {
 				t.Fatalf("%s to LID %d: SL %d read back as %d", f.PortString(p.Port), dlid, a, b)
 			}

@@ -12,7 +12,7 @@ import (
 // GUID min max", records separated by blank lines.
 func WriteGUID2LID(w io.Writer, t *Tables) error {
 	bw := bufio.NewWriter(w)
-	ports := append([]PortLIDs(nil), t.lids.Ports...)
+	ports := append([]PortLIDs(nil), t.lids.ports...)
 	sort.SliceStable(ports, func(i, j int) bool { return ports[i].Base < ports[j].Base })
 	for _, p := range ports {
 		g := t.f.Node(p.Port.Node).PortGUID(p.Port.Port)

@@ -50,7 +50,7 @@ func NewIBDMView(t *Tables) (*IBDMView, error) {
 	for _, sw := range t.Switches() {
 		v.ports[sw] = f.Node(sw).Ports
 	}
-	for i, p := range t.lids.Ports {
+	for i, p := range t.lids.ports {
 		if p.Port.Port == 0 {
 			continue
 		}
@@ -155,7 +155,7 @@ func (v *IBDMView) WriteFDBs(w io.Writer) error {
 	}
 	for _, sw := range t.SortedSwitches() {
 		fmt.Fprintf(bw, "dump_ucast_routes: Switch 0x%016x\nLID    : Port : Hops : Optimal\n", uint64(f.Node(sw).GUID))
-		for lid := LID(1); lid <= t.lids.Top; lid++ {
+		for lid := LID(1); lid <= t.lids.top; lid++ {
 			out := int(t.Port(sw, lid))
 			if out == Drop {
 				continue
@@ -181,7 +181,7 @@ func (v *IBDMView) WritePathSL(w io.Writer) error {
 		if !h.virtual {
 			node = t.f.Node(h.real.Node).GUID
 		}
-		for lid := LID(1); lid <= t.lids.Top; lid++ {
+		for lid := LID(1); lid <= t.lids.top; lid++ {
 			if _, _, ok := t.lids.Owner(lid); ok {
 				fmt.Fprintf(bw, "0x%016x %d %d\n", uint64(node), lid, t.PathSL(h.real, lid))
 			}

@@ -25,7 +25,7 @@ func WriteIBRoute(w io.Writer, t *Tables, workers int) error {
 	return writeBlocks(w, workers, t.SortedSwitches(), func(buf []byte, sw fabric.NodeID) []byte {
 		n := t.f.Node(sw)
 		own, _ := t.lids.Of(fabric.PortRef{Node: sw})
-		buf = fmt.Appendf(buf, "Unicast lids [0x0-0x%x] of switch Lid %d guid %s (%s):\n  Lid  Out   Destination\n       Port     Info \n", t.lids.Top, own.Base, n.GUID, n.Name)
+		buf = fmt.Appendf(buf, "Unicast lids [0x0-0x%x] of switch Lid %d guid %s (%s):\n  Lid  Out   Destination\n       Port     Info \n", t.lids.top, own.Base, n.GUID, n.Name)
 		buf, count := appendEntries(buf, t.lft[t.swIndex[sw]], tails, ':')
 		return fmt.Appendf(buf, "%d valid lids dumped \n", count)
 	})

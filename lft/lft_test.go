@@ -40,7 +40,7 @@ func TestLIDsAreAlignedAndUnique(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[lft.LID]bool{}
-	for i, p := range lids.Ports {
+	for i, p := range lids.Ports() {
 		if i < 50 && (p.Port.Port != 0 || p.Base != lft.LID(i+1)) {
 			t.Fatalf("switch %d: %+v", i, p)
 		}
@@ -54,8 +54,8 @@ func TestLIDsAreAlignedAndUnique(t *testing.T) {
 			seen[l] = true
 		}
 	}
-	if len(lids.Ports) != 250 || lids.Top != 52+200*4-1 {
-		t.Fatalf("%d ports, top %d", len(lids.Ports), lids.Top)
+	if len(lids.Ports()) != 250 || lids.Top() != 52+200*4-1 {
+		t.Fatalf("%d ports, top %d", len(lids.Ports()), lids.Top())
 	}
 }
 
@@ -190,5 +190,24 @@ func TestUnattachedPortsAreReportedNotRouted(t *testing.T) {
 		if tab.Port(sw, p.Base) != lft.Drop {
 			t.Fatalf("%s routes the LID of a port whose cable is avoided", f.Node(sw).Name)
 		}
+	}
+}
+
+// TestLIDsDoNotChangeThroughWhatTheyReturn: the LID plan is a value; the
+// ports it returns are a copy.
+func TestLIDsDoNotChangeThroughWhatTheyReturn(t *testing.T) {
+	f, _ := slimfly.Build(slimfly.Params{Q: 3})
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports := lids.Ports()
+	first := ports[0]
+	ports[0].Base, ports[0].LMC = 999, 5
+	if again := lids.Ports()[0]; again != first {
+		t.Fatalf("a change to the returned slice reached the plan: %+v", again)
+	}
+	if p, ok := lids.Of(first.Port); !ok || p != first {
+		t.Fatalf("Of: %+v", p)
 	}
 }

@@ -32,18 +32,28 @@ type PortLIDs struct {
 // Top returns the port's highest LID.
 func (p PortLIDs) Top() LID { return p.Base + LID(1)<<p.LMC - 1 }
 
-// LIDs is a LID plan for a fabric.
+// LIDs is a LID plan for a fabric. It never changes once made; Ports
+// returns a copy.
 type LIDs struct {
-	// LMC of the HCA ports; switches use LMC 0.
-	LMC uint8
-	// Ports lists every LID-holding port: switches (port 0) first, then the
-	// cabled HCA ports, each in port-GUID order.
-	Ports []PortLIDs
-	// Top is the highest LID in use.
-	Top    LID
+	lmc    uint8      // of the HCA ports; switches use LMC 0
+	ports  []PortLIDs // switches (port 0) first, then the cabled HCA ports, each in port-GUID order
+	top    LID        // the highest LID in use
 	byPort map[fabric.PortRef]int
-	byLID  []int32 // LID -> index in Ports, -1 when unused
+	byLID  []int32 // LID -> index in ports, -1 when unused
 }
+
+// LMC returns the LMC of the HCA ports (switches use LMC 0).
+func (l *LIDs) LMC() uint8 { return l.lmc }
+
+// Ports lists every LID-holding port: switches (port 0) first, then the
+// cabled HCA ports, each in port-GUID order. The slice is a copy.
+func (l *LIDs) Ports() []PortLIDs { return append([]PortLIDs(nil), l.ports...) }
+
+// NumPorts returns the number of LID-holding ports.
+func (l *LIDs) NumPorts() int { return len(l.ports) }
+
+// Top returns the highest LID in use.
+func (l *LIDs) Top() LID { return l.top }
 
 // LIDOptions configure AssignLIDs.
 type LIDOptions struct {
@@ -96,16 +106,16 @@ func AssignLIDs(f *fabric.Fabric, opts LIDOptions) (*LIDs, error) {
 		}
 		return nil, fmt.Errorf("%s", msg)
 	}
-	l := &LIDs{LMC: uint8(opts.LMC)}
+	l := &LIDs{lmc: uint8(opts.LMC)}
 	next := LID(1)
 	for _, p := range switches {
-		l.Ports = append(l.Ports, PortLIDs{Port: p, Base: next})
+		l.ports = append(l.ports, PortLIDs{Port: p, Base: next})
 		next++
 	}
 	step := LID(1) << opts.LMC
 	next = (next + step - 1) / step * step
 	for _, p := range hcas {
-		l.Ports = append(l.Ports, PortLIDs{Port: p, Base: next, LMC: uint8(opts.LMC)})
+		l.ports = append(l.ports, PortLIDs{Port: p, Base: next, LMC: uint8(opts.LMC)})
 		next += step
 	}
 	return l, l.index()
@@ -145,7 +155,7 @@ func lidPorts(f *fabric.Fabric) (switches, hcas []fabric.PortRef) {
 }
 
 func fromFabric(f *fabric.Fabric, switches, hcas []fabric.PortRef, lmc uint8, limit LID) (*LIDs, error) {
-	l := &LIDs{LMC: lmc}
+	l := &LIDs{lmc: lmc}
 	for _, p := range append(append([]fabric.PortRef(nil), switches...), hcas...) {
 		a, ok := f.PortAttr(p)
 		if !ok || a.LID == 0 {
@@ -164,22 +174,22 @@ func fromFabric(f *fabric.Fabric, switches, hcas []fabric.PortRef, lmc uint8, li
 		if pl.Top() > limit {
 			return nil, fmt.Errorf("%s: LID 0x%04x is beyond the usable LIDs (up to 0x%04x)", f.PortString(p), pl.Top(), limit)
 		}
-		l.Ports = append(l.Ports, pl)
+		l.ports = append(l.ports, pl)
 	}
 	return l, l.index()
 }
 
 func (l *LIDs) index() error {
-	l.byPort = make(map[fabric.PortRef]int, len(l.Ports))
-	l.Top = 0
-	for _, p := range l.Ports {
-		l.Top = max(l.Top, p.Top())
+	l.byPort = make(map[fabric.PortRef]int, len(l.ports))
+	l.top = 0
+	for _, p := range l.ports {
+		l.top = max(l.top, p.Top())
 	}
-	l.byLID = make([]int32, int(l.Top)+1)
+	l.byLID = make([]int32, int(l.top)+1)
 	for i := range l.byLID {
 		l.byLID[i] = -1
 	}
-	for i, p := range l.Ports {
+	for i, p := range l.ports {
 		l.byPort[p.Port] = i
 		for lid := p.Base; lid <= p.Top(); lid++ {
 			if l.byLID[lid] >= 0 {
@@ -197,7 +207,7 @@ func (l *LIDs) Of(p fabric.PortRef) (PortLIDs, bool) {
 	if !ok {
 		return PortLIDs{}, false
 	}
-	return l.Ports[i], true
+	return l.ports[i], true
 }
 
 // Owner returns the port holding lid and the offset of lid in its range.
@@ -205,7 +215,7 @@ func (l *LIDs) Owner(lid LID) (PortLIDs, int, bool) {
 	if int(lid) >= len(l.byLID) || l.byLID[lid] < 0 {
 		return PortLIDs{}, 0, false
 	}
-	p := l.Ports[l.byLID[lid]]
+	p := l.ports[l.byLID[lid]]
 	return p, int(lid - p.Base), true
 }
 
@@ -228,9 +238,9 @@ func lidsFromSpans(f *fabric.Fabric, spans map[fabric.PortRef][2]LID) (*LIDs, er
 			return nil, fmt.Errorf("%s holds LIDs 0x%04x to 0x%04x: not a range aligned to LMC %d", f.PortString(p), s[0], s[1], lmc)
 		}
 		if p.Port != 0 {
-			l.LMC = max(l.LMC, lmc)
+			l.lmc = max(l.lmc, lmc)
 		}
-		l.Ports = append(l.Ports, PortLIDs{Port: p, Base: s[0], LMC: lmc})
+		l.ports = append(l.ports, PortLIDs{Port: p, Base: s[0], LMC: lmc})
 	}
 	return l, l.index()
 }

@@ -30,7 +30,7 @@ func WriteOpenSMLFTs(w io.Writer, t *Tables, workers int) error {
 	return writeBlocks(w, workers, t.SortedSwitches(), func(buf []byte, sw fabric.NodeID) []byte {
 		n := t.f.Node(sw)
 		own, _ := t.lids.Of(fabric.PortRef{Node: sw})
-		buf = fmt.Appendf(buf, "Unicast lids [0-%d] of switch Lid %d guid %s ('%s'):\n", t.lids.Top, own.Base, n.GUID, n.Name)
+		buf = fmt.Appendf(buf, "Unicast lids [0-%d] of switch Lid %d guid %s ('%s'):\n", t.lids.top, own.Base, n.GUID, n.Name)
 		buf, count := appendEntries(buf, t.lft[t.swIndex[sw]], tails, ' ')
 		return fmt.Appendf(buf, "%d lids dumped\n", count)
 	})
@@ -40,7 +40,7 @@ func WriteOpenSMLFTs(w io.Writer, t *Tables, workers int) error {
 // names the LID's owner and depends on the LID only. "" for a LID no port
 // holds.
 func entryTails(t *Tables, format func(kind, guid, name string) string) []string {
-	tails := make([]string, int(t.lids.Top)+1)
+	tails := make([]string, int(t.lids.top)+1)
 	for lid := 1; lid < len(tails); lid++ {
 		owner, _, ok := t.lids.Owner(LID(lid))
 		if !ok {

@@ -41,7 +41,7 @@ func WritePathSL(w io.Writer, t *Tables, workers int) error {
 	return writeBlocks(w, workers, switches, func(buf []byte, sw fabric.NodeID) []byte {
 		buf = fmt.Appendf(buf, "%s 0x0001 ", t.f.Node(sw).GUID)
 		row := rowOf[sw]
-		for lid := LID(1); lid <= t.lids.Top; lid++ {
+		for lid := LID(1); lid <= t.lids.top; lid++ {
 			buf = append(buf, hexDigit(int(t.rowSL(row, lid))))
 		}
 		return append(buf, '\n')
@@ -52,7 +52,7 @@ func WritePathSL(w io.Writer, t *Tables, workers int) error {
 // has any.
 func switchSLRows(t *Tables) (map[fabric.NodeID]int32, error) {
 	rowOf := map[fabric.NodeID]int32{}
-	for i, p := range t.lids.Ports {
+	for i, p := range t.lids.ports {
 		peer, ok := t.f.Peer(p.Port)
 		if p.Port.Port == 0 || !ok || t.switchIndex(peer.Node) < 0 {
 			continue
@@ -67,7 +67,7 @@ func switchSLRows(t *Tables) (map[fabric.NodeID]int32, error) {
 }
 
 func (t *Tables) sameSLs(a, b int32) bool {
-	for lid := LID(0); lid <= t.lids.Top; lid++ {
+	for lid := LID(0); lid <= t.lids.top; lid++ {
 		if t.rowSL(a, lid) != t.rowSL(b, lid) {
 			return false
 		}
@@ -80,7 +80,7 @@ func (t *Tables) sameSLs(a, b int32) bool {
 // takes that switch's line; ports on unlisted switches keep SL 0.
 func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	b := t.rebuild()
-	b.t.sl, b.t.slRow = nil, make([]int32, len(t.lids.Ports))
+	b.t.sl, b.t.slRow = nil, make([]int32, len(t.lids.ports))
 	for i := range b.t.slRow {
 		b.t.slRow[i] = -1
 	}
@@ -100,8 +100,8 @@ func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 		if _, dup := rowOf[sw]; dup {
 			return nil, &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf("switch %s listed twice", f.Node(sw).GUID)}
 		}
-		if int(first)+len(sls)-1 > int(t.lids.Top) {
-			return nil, &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf("SLs up to LID 0x%04x, but the tables end at LID 0x%04x", int(first)+len(sls)-1, t.lids.Top)}
+		if int(first)+len(sls)-1 > int(t.lids.top) {
+			return nil, &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf("SLs up to LID 0x%04x, but the tables end at LID 0x%04x", int(first)+len(sls)-1, t.lids.top)}
 		}
 		n, row := b.AddSLRow()
 		copy(row[first:], sls)
@@ -110,7 +110,7 @@ func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	for _, p := range t.lids.Ports {
+	for _, p := range t.lids.ports {
 		if peer, ok := f.Peer(p.Port); ok && p.Port.Port != 0 {
 			if n, ok := rowOf[peer.Node]; ok {
 				b.SetSLRow(p.Port, n)

@@ -25,7 +25,7 @@ type Tables struct {
 	lft      [][]uint8       // per switch index: LID 0..Top -> egress port
 	// Path SLs come in rows, one per class of source ports that use the
 	// same SLs (slimroute: the HCA ports of one switch): slRow[i] is the
-	// row of lids.Ports[i], -1 for SL 0 to every LID.
+	// row of lids.ports[i], -1 for SL 0 to every LID.
 	slRow []int32
 	sl    [][]uint8 // per row: DLID 0..Top -> SL
 	// SL2VL tables come in classes of in ports: vlIn[s][in] is the class
@@ -149,7 +149,7 @@ func (t *Tables) SL2VLClass(sw fabric.NodeID, in int) int {
 // base LID to (an HCA whose only cable was avoided, say), in LID order.
 func (t *Tables) Unreachable() []fabric.PortRef {
 	var out []fabric.PortRef
-	for _, p := range t.lids.Ports {
+	for _, p := range t.lids.ports {
 		reached := false
 		for s := range t.lft {
 			if t.lft[s][p.Base] != Drop {

@@ -20,7 +20,7 @@ func ExampleRun() {
 		panic(err)
 	}
 	lids := res.Tables.LIDs()
-	fmt.Printf("%d switches, LMC %d: every HCA port holds %d LIDs, one per layer\n", len(res.Tables.Switches()), lids.LMC, 1<<lids.LMC)
+	fmt.Printf("%d switches, LMC %d: every HCA port holds %d LIDs, one per layer\n", len(res.Tables.Switches()), lids.LMC(), 1<<lids.LMC())
 	fmt.Printf("deadlock scheme %s: %d VLs (hop index)\n", res.Assignment.Scheme, res.Assignment.VLs)
 	fmt.Printf("verified: acyclic %v, %d sources, %d destination LIDs\n", res.Verify.Acyclic(), res.Verify.Sources, res.Verify.DLIDs)
 	// Output:

@@ -155,7 +155,7 @@ func (s *stages) lap(name string) {
 // lidsHoldLayers refuses LIDs that leave a layer unreachable: layer k is
 // programmed at LID offset k, so every HCA port needs 2^LMC ≥ layers.
 func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
-	for _, p := range lids.Ports {
+	for _, p := range lids.Ports() {
 		if p.Port.Port != 0 && 1<<p.LMC < L {
 			return fmt.Errorf("layers = %d needs LMC %d or more (a LID per layer), but %s has LMC %d (%d LIDs): raise the SM's lmc (OpenSM: lmc %d in opensm.conf) or use layers = %d",
 				L, layers.LMC(L), f.PortString(p.Port), p.LMC, 1<<p.LMC, layers.LMC(L), 1<<p.LMC)

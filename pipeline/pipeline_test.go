@@ -67,7 +67,7 @@ func TestRunRefusesAnLMCThatCannotHoldTheLayers(t *testing.T) {
 			t.Fatal(err)
 		}
 		nodes := append([]fabric.Node(nil), f.Nodes()...)
-		for _, p := range planned.LIDs.Ports {
+		for _, p := range planned.LIDs.Ports() {
 			n := &nodes[p.Port.Node]
 			attrs := map[int]fabric.PortAttr{}
 			for k, v := range n.Attrs {

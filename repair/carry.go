@@ -11,7 +11,7 @@ import (
 // place (per switch index).
 func carryLFTs(m *match, b *lft.Builder, lids *lft.LIDs, workers int) [][]uint8 {
 	var gone []lft.LID
-	for lid := lft.LID(1); lid <= lids.Top; lid++ {
+	for lid := lft.LID(1); lid <= lids.Top(); lid++ {
 		if _, _, ok := lids.Owner(lid); !ok {
 			gone = append(gone, lid)
 		}
@@ -89,7 +89,7 @@ func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, spares []*escapePa
 func carrySLs(m *match, b *lft.Builder, lids *lft.LIDs) ([][]*slRow, error) {
 	rowsOf := make([][]*slRow, len(m.switches))
 	classOf := map[[2]int]int{} // (switch index, previous class) -> row number
-	for _, pl := range lids.Ports {
+	for _, pl := range lids.Ports() {
 		peer, ok := m.f.Peer(pl.Port)
 		if pl.Port.Port == 0 || !ok || m.index[peer.Node] < 0 {
 			continue

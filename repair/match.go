@@ -97,7 +97,7 @@ func (m *match) lids() (*lft.LIDs, int, error) {
 	old := m.prev.LIDs()
 	var kept []lft.PortLIDs
 	gone := 0
-	for _, pl := range old.Ports {
+	for _, pl := range old.Ports() {
 		n := m.pf.Node(pl.Port.Node)
 		id, ok := m.f.NodeByGUID(n.GUID)
 		if ok && pl.Port.Port != 0 {
@@ -110,7 +110,7 @@ func (m *match) lids() (*lft.LIDs, int, error) {
 		pl.Port.Node = id
 		kept = append(kept, pl)
 	}
-	lids, err := lft.NewLIDs(old.LMC, kept)
+	lids, err := lft.NewLIDs(old.LMC(), kept)
 	if err != nil {
 		return nil, 0, fmt.Errorf("the previous LID plan: %w", err)
 	}

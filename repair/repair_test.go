@@ -198,7 +198,7 @@ func checkEntries(t *testing.T, c *crossing, got *lft.Tables, st Stats) {
 	nCrossed, nChanged := 0, 0
 	for _, sw := range got.Switches() {
 		psw, _ := pf.NodeByGUID(f.Node(sw).GUID)
-		for _, pl := range got.LIDs().Ports {
+		for _, pl := range got.LIDs().Ports() {
 			for lid := pl.Base; lid <= pl.Top(); lid++ {
 				x := c.crossed(psw, lid)
 				was, is := prev.Port(psw, lid), got.Port(sw, lid)
@@ -225,7 +225,7 @@ func checkPathSLs(t *testing.T, c *crossing, got *lft.Tables) {
 	t.Helper()
 	prev := c.prev
 	f, pf := got.Fabric(), prev.Fabric()
-	for _, src := range got.LIDs().Ports {
+	for _, src := range got.LIDs().Ports() {
 		peer, ok := f.Peer(src.Port)
 		if src.Port.Port == 0 || !ok {
 			continue
@@ -233,7 +233,7 @@ func checkPathSLs(t *testing.T, c *crossing, got *lft.Tables) {
 		pn, _ := pf.NodeByGUID(f.Node(src.Port.Node).GUID)
 		psrc := fabric.PortRef{Node: pn, Port: src.Port.Port}
 		psw, _ := pf.NodeByGUID(f.Node(peer.Node).GUID)
-		for _, pl := range got.LIDs().Ports {
+		for _, pl := range got.LIDs().Ports() {
 			for lid := pl.Base; lid <= pl.Top(); lid++ {
 				if !c.crossed(psw, lid) && got.PathSL(src.Port, lid) != prev.PathSL(psrc, lid) {
 					t.Fatalf("%s to LID 0x%04x: path SL %d became %d, but the route did not cross the failure", f.PortString(src.Port), lid, prev.PathSL(psrc, lid), got.PathSL(src.Port, lid))

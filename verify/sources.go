@@ -34,7 +34,7 @@ func groupSources(t *lft.Tables, lay *layout) ([]sourceGroup, []string) {
 		class int
 	}
 	index := map[key]int{}
-	for _, pl := range t.LIDs().Ports {
+	for _, pl := range t.LIDs().Ports() {
 		if pl.Port.Port == 0 {
 			continue // a switch's own LID: a destination only
 		}

@@ -113,7 +113,7 @@ func popcount(v uint16) int {
 // destinationLIDs lists every LID of the LID plan, port by port.
 func destinationLIDs(t *lft.Tables) []lft.LID {
 	var out []lft.LID
-	for _, pl := range t.LIDs().Ports {
+	for _, pl := range t.LIDs().Ports() {
 		for lid := pl.Base; lid <= pl.Top(); lid++ {
 			out = append(out, lid)
 		}

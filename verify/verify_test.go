@@ -121,7 +121,7 @@ func TestAHoleInATableIsNamed(t *testing.T) {
 	tab := programmed(t, 5, deadlock.AssignHops)
 	f := tab.Fabric()
 	sw := tab.SortedSwitches()[3]
-	target := tab.LIDs().Ports[60]
+	target := tab.LIDs().Ports()[60]
 	// drop sw's entry for the target's base LID
 	broken := edited(t, tab, func(lfts, _, _ *string) {
 		header := fmt.Sprintf("guid %s (", f.Node(sw).GUID)
@@ -150,7 +150,7 @@ func TestALoopIsNamed(t *testing.T) {
 		}
 	}
 	var target lft.PortLIDs
-	for _, p := range tab.LIDs().Ports {
+	for _, p := range tab.LIDs().Ports() {
 		if peer, ok := f.Peer(p.Port); ok && p.Port.Port != 0 && peer.Node != a && peer.Node != b {
 			target = p
 			break
@@ -180,7 +180,7 @@ func TestReportIsTheSameOnAnyNumberOfWorkers(t *testing.T) {
 	var hole *lft.Tables
 	{
 		// every switch loses its entry for one LID: many problems, capped
-		target := tab.LIDs().Ports[100]
+		target := tab.LIDs().Ports()[100]
 		hole = edited(t, tab, func(lfts, _, _ *string) {
 			*lfts = regexp.MustCompile(fmt.Sprintf(`(?m)^0x%04x .*\n`, target.Base+1)).ReplaceAllString(*lfts, "")
 		})
@@ -240,7 +240,7 @@ func perPort(t *testing.T, tab *lft.Tables) *lft.Tables {
 			}
 		}
 	}
-	for _, p := range tab.LIDs().Ports {
+	for _, p := range tab.LIDs().Ports() {
 		n, row := b.AddSLRow()
 		for dlid := range row {
 			row[dlid] = tab.PathSL(p.Port, lft.LID(dlid))

@@ -95,7 +95,7 @@ Example:
 			tw.Flush()
 			fmt.Fprintf(c.App.Writer, "\nsimulate it: ibsim -n -s %s %s\n", filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), strings.Join(fabric.IBSimLimits(f), " "))
 			fmt.Fprintf(c.App.Writer, "program it:  cp %s %s && opensm -R file -U %s -l %d   (as root; %s is OpenSM's default cache directory, $OSM_CACHE_DIR if you set one)\n",
-				filepath.Join(rdir, "guid2lid"), osmCacheDir+"/guid2lid", filepath.Join(rdir, "opensm-lfts.txt"), res.LIDs.LMC, osmCacheDir)
+				filepath.Join(rdir, "guid2lid"), osmCacheDir+"/guid2lid", filepath.Join(rdir, "opensm-lfts.txt"), res.LIDs.LMC(), osmCacheDir)
 			return nil
 		},
 	}

@@ -116,7 +116,7 @@ Examples:
 			}
 			if size := estimateRouteBytes(res.Tables); size >= bigOutput {
 				fmt.Fprintf(c.App.ErrWriter, "slimroute: writing about %s to %s (opensm-lfts.txt has a line per switch and LID: %d × %d); fewer layers make it smaller\n",
-					humanBytes(size), dir, len(res.Tables.Switches()), int(res.LIDs.Top))
+					humanBytes(size), dir, len(res.Tables.Switches()), int(res.LIDs.Top()))
 			}
 			sum, err := writeRoute(dir, f, res, c.Bool("ibdmchk"))
 			if err != nil {
@@ -143,7 +143,7 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 	sum.Deadlock.Scheme = string(a.Scheme)
 	sum.Deadlock.VLsNeeded, sum.Deadlock.VLsUsed, sum.Deadlock.SLsUsed = a.Needed, a.VLs, a.SLs
 	sum.Deadlock.Packing, sum.Deadlock.RoutesOnCycle = a.Packing, a.RoutesOnCycle
-	sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC), len(lids.Ports), int(lids.Top)
+	sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC()), lids.NumPorts(), int(lids.Top())
 	sum.Verify = rep
 	for _, p := range tab.Unreachable() {
 		sum.Unreachable = append(sum.Unreachable, f.PortString(p))
@@ -175,7 +175,7 @@ const bigOutput = 64 << 20
 func estimateRouteBytes(t *lft.Tables) int64 {
 	f := t.Fabric()
 	var perSwitch int64 // the bytes of one switch's LID lines
-	for _, p := range t.LIDs().Ports {
+	for _, p := range t.LIDs().Ports() {
 		kind := len("Channel Adapter")
 		if f.Kind(p.Port.Node) == fabric.Switch {
 			kind = len("Switch")
@@ -194,8 +194,8 @@ func estimateRouteBytes(t *lft.Tables) int64 {
 		sl2vl += cabled * cabled * int64(len("0x0000000000000000 12 34")+8*len(" 0x00")+1)
 	}
 	S := int64(len(t.Switches()))
-	lids := int64(t.LIDs().Top)
-	return S*perSwitch + sl2vl + S*(lids+32) /* path-sl.txt */ + int64(len(t.LIDs().Ports))*40 /* guid2lid */
+	lids := int64(t.LIDs().Top())
+	return S*perSwitch + sl2vl + S*(lids+32) /* path-sl.txt */ + int64(len(t.LIDs().Ports()))*40 /* guid2lid */
 }
 
 // humanBytes writes n as "2.4 GB".
@@ -237,7 +237,7 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 	if a.RoutesOnCycle > 0 {
 		fmt.Fprintf(out, "WARNING: best effort: %d routes remain on cycles, e.g. %s\n", a.RoutesOnCycle, a.OnCycle[0])
 	}
-	fmt.Fprintf(out, "LIDs: LMC %d, %d ports, top LID 0x%04x\n", lids.LMC, len(lids.Ports), lids.Top)
+	fmt.Fprintf(out, "LIDs: LMC %d, %d ports, top LID 0x%04x\n", lids.LMC(), len(lids.Ports()), lids.Top())
 	verdict := "no CDG cycle"
 	if !rep.Acyclic() {
 		verdict = "CYCLE " + rep.CycleString()

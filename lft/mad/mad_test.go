@@ -63,7 +63,7 @@ func TestLFTsSurviveThePcap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := (int(tab.LIDs().Top) + 1 + 63) / 64
+	blocks := (int(tab.LIDs().Top()) + 1 + 63) / 64
 	if n != 50*blocks {
 		t.Fatalf("%d packets, want %d (50 switches × %d blocks)", n, 50*blocks, blocks)
 	}

@@ -111,7 +111,7 @@ var (
 func Summary(res *pipeline.Result) string {
 	a := res.Assignment
 	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s), deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
-		res.Routing.NumSwitches(), len(res.LIDs.Ports), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
+		res.Routing.NumSwitches(), len(res.LIDs.Ports()), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
 }
 
 // LFT returns the table of the switch with node GUID guid.

@@ -26,7 +26,7 @@ func subnet(t *testing.T, lmc int) (*fabric.Fabric, []byte) {
 		t.Fatal(err)
 	}
 	nodes := f.Nodes()
-	for _, p := range lids.Ports {
+	for _, p := range lids.Ports() {
 		n := &nodes[p.Port.Node]
 		if n.Attrs == nil {
 			n.Attrs = map[int]fabric.PortAttr{}
@@ -79,8 +79,8 @@ func TestPluginAnswersAsThePipeline(t *testing.T) {
 		t.Fatal("an unknown switch GUID got a table")
 	}
 	lids := want.LIDs
-	for _, src := range lids.Ports {
-		for dlid := lft.LID(1); dlid <= lids.Top; dlid++ {
+	for _, src := range lids.Ports() {
+		for dlid := lft.LID(1); dlid <= lids.Top(); dlid++ {
 			w := want.Tables.PathSL(src.Port, dlid)
 			if src.Port.Port == 0 {
 				w = 0 // a switch sends no path records
@@ -90,7 +90,7 @@ func TestPluginAnswersAsThePipeline(t *testing.T) {
 			}
 		}
 	}
-	if st.PathSL(lids.Top+1, 1) != 0 {
+	if st.PathSL(lids.Top()+1, 1) != 0 {
 		t.Fatal("an unknown source LID got an SL")
 	}
 	for _, sw := range want.Tables.Switches() {

@@ -30,7 +30,7 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	if err != nil {
 		return nil, fmt.Sprintf("cannot repair the last routing (%v); recomputing in full", err), false
 	}
-	for _, pl := range tab.LIDs().Ports {
+	for _, pl := range tab.LIDs().Ports() {
 		if a, _ := f.PortAttr(pl.Port); a.LID != 0 && a.LID != uint16(pl.Base) {
 			return nil, fmt.Sprintf("%s holds LID 0x%04x now, 0x%04x before; recomputing in full", f.PortString(pl.Port), a.LID, pl.Base), false
 		}
