@@ -1,9 +1,7 @@
 package lft
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
 	"slimroute/fabric"
 )
@@ -19,31 +17,21 @@ import (
 //
 // so tables read back from switches compare with ours as text.
 func WriteIBRoute(w io.Writer, t *Tables, workers int) error {
-	tails := entryTails(t, func(kind, guid, name string) string {
-		return fmt.Sprintf(" (%s portguid %s: '%s')\n", kind, guid, name)
-	})
-	return writeBlocks(w, workers, t.SortedSwitches(), func(buf []byte, sw fabric.NodeID) []byte {
-		n := t.f.Node(sw)
-		own, _ := t.lids.Of(fabric.PortRef{Node: sw})
-		buf = fmt.Appendf(buf, "Unicast lids [0x0-0x%x] of switch Lid %d guid %s (%s):\n  Lid  Out   Destination\n       Port     Info \n", t.lids.top, own.Base, n.GUID, n.Name)
-		buf, count := appendEntries(buf, t.lft[t.swIndex[sw]], tails, ':')
-		return fmt.Appendf(buf, "%d valid lids dumped \n", count)
-	})
+	return ibrouteListing.write(w, t, workers)
+}
+
+// ibrouteListing is the layout of ibroute's output.
+var ibrouteListing = listing{
+	header: "Unicast lids [0x0-0x%x] of switch Lid %d guid %s (%s):\n  Lid  Out   Destination\n       Port     Info \n",
+	tail:   " (%s portguid %s: '%s')\n",
+	sep:    ':',
+	footer: "%d valid lids dumped \n",
+	skip:   []string{"Lid", "Port"},
 }
 
 // ReadIBRoute reads the output of ibroute for every switch of fabric f
 // (concatenated, in any order) into tables, the way ReadOpenSMLFTs reads
 // OpenSM's dump: the LID plan comes from the port GUIDs of the entries.
 func ReadIBRoute(r io.Reader, file string, f *fabric.Fabric) (*Tables, error) {
-	return readLFTs(r, file, f, func(line string) (lineKind, error) {
-		switch {
-		case line == "" || strings.HasPrefix(line, "Lid") || strings.HasPrefix(line, "Port") || strings.HasSuffix(line, "lids dumped"):
-			return skipLine, nil
-		case strings.HasPrefix(line, "Unicast lids"):
-			return headerLine, nil
-		case strings.HasPrefix(line, "0x"):
-			return entryLine, nil
-		}
-		return 0, fmt.Errorf("unrecognised line %q", line)
-	})
+	return ibrouteListing.read(r, file, f)
 }

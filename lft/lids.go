@@ -5,7 +5,9 @@
 // and writes it: OpenSM's LFT dump (opensm.go), ibroute's output
 // (ibroute.go), slimroute's path-SL file (pathsl.go), the SL2VL file
 // (sl2vl.go), OpenSM's guid2lid cache (guid2lid.go) and ibdmchk's input
-// files (ibdmchk.go). It depends on package fabric alone.
+// files (ibdmchk.go); the two LFT listings (OpenSM's and ibroute's) share
+// one reader and writer for their common layout (listing.go). It depends
+// on package fabric alone.
 package lft
 
 import (

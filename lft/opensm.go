@@ -1,11 +1,7 @@
 package lft
 
 import (
-	"bufio"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"slimroute/fabric"
 )
@@ -24,59 +20,16 @@ import (
 // a warning. Up to workers goroutines format the blocks; the bytes are the
 // same for every value.
 func WriteOpenSMLFTs(w io.Writer, t *Tables, workers int) error {
-	tails := entryTails(t, func(kind, guid, name string) string {
-		return fmt.Sprintf(" # %s portguid %s: '%s'\n", kind, guid, name)
-	})
-	return writeBlocks(w, workers, t.SortedSwitches(), func(buf []byte, sw fabric.NodeID) []byte {
-		n := t.f.Node(sw)
-		own, _ := t.lids.Of(fabric.PortRef{Node: sw})
-		buf = fmt.Appendf(buf, "Unicast lids [0-%d] of switch Lid %d guid %s ('%s'):\n", t.lids.top, own.Base, n.GUID, n.Name)
-		buf, count := appendEntries(buf, t.lft[t.swIndex[sw]], tails, ' ')
-		return fmt.Appendf(buf, "%d lids dumped\n", count)
-	})
+	return opensmListing.write(w, t, workers)
 }
 
-// entryTails formats, once per LID, the text after an entry's port: it
-// names the LID's owner and depends on the LID only. "" for a LID no port
-// holds.
-func entryTails(t *Tables, format func(kind, guid, name string) string) []string {
-	tails := make([]string, int(t.lids.top)+1)
-	for lid := 1; lid < len(tails); lid++ {
-		owner, _, ok := t.lids.Owner(LID(lid))
-		if !ok {
-			continue
-		}
-		kind := "Channel Adapter"
-		if t.f.Kind(owner.Port.Node) == fabric.Switch {
-			kind = "Switch"
-		}
-		tails[lid] = format(kind, t.f.PortGUID(owner.Port).String(), t.f.Name(owner.Port.Node))
-	}
-	return tails
-}
-
-// appendEntries appends "0x<lid> <port><sep><tail>" for every routed LID
-// of a table and counts them.
-func appendEntries(buf []byte, lft []uint8, tails []string, sep byte) ([]byte, int) {
-	count := 0
-	for lid := 1; lid < len(lft); lid++ {
-		port := lft[lid]
-		if port == Drop || tails[lid] == "" {
-			continue
-		}
-		buf = append(buf, '0', 'x', hexDigit(lid>>12), hexDigit(lid>>8), hexDigit(lid>>4), hexDigit(lid), ' ')
-		if port >= 100 {
-			buf = strconv.AppendUint(buf, uint64(port), 10)
-		} else {
-			buf = append(buf, '0', byte('0'+port/10), byte('0'+port%10))
-		}
-		if sep != ' ' {
-			buf = append(buf, ' ', sep)
-		}
-		buf = append(buf, tails[lid]...)
-		count++
-	}
-	return buf, count
+// opensmListing is the layout of OpenSM's LFT dump.
+var opensmListing = listing{
+	header: "Unicast lids [0-%d] of switch Lid %d guid %s ('%s'):\n",
+	tail:   " # %s portguid %s: '%s'\n",
+	sep:    ' ',
+	footer: "%d lids dumped\n",
+	skip:   []string{"#"},
 }
 
 // ReadOpenSMLFTs reads forwarding tables in the layout WriteOpenSMLFTs
@@ -87,178 +40,5 @@ func appendEntries(buf []byte, lft []uint8, tails []string, sep byte) ([]byte, i
 // LMC the one its LIDs span. Path SLs and SL2VL tables are left 0: read
 // them with ReadPathSL and ReadSL2VL.
 func ReadOpenSMLFTs(r io.Reader, file string, f *fabric.Fabric) (*Tables, error) {
-	return readLFTs(r, file, f, func(line string) (lineKind, error) {
-		switch {
-		case line == "" || strings.HasPrefix(line, "#") || strings.HasSuffix(line, "lids dumped"):
-			return skipLine, nil
-		case strings.HasPrefix(line, "Unicast lids"):
-			return headerLine, nil
-		case strings.HasPrefix(line, "0x"):
-			return entryLine, nil
-		}
-		return 0, fmt.Errorf("unrecognised line %q", line)
-	})
-}
-
-type lineKind int
-
-const (
-	skipLine lineKind = iota
-	headerLine
-	entryLine
-)
-
-// lftEntry is one table entry as read: switch, LID, egress port and the
-// port GUID of the LID's owner.
-type lftEntry struct {
-	sw   fabric.NodeID
-	lid  LID
-	port uint8
-	guid fabric.GUID
-}
-
-// readLFTs reads a table listing whose lines classify sorts into headers
-// ("… guid 0x<switch GUID> …"), entries ("0x<LID> <port> … portguid
-// 0x<GUID>…") and lines to skip, and builds the tables.
-func readLFTs(r io.Reader, file string, f *fabric.Fabric, classify func(string) (lineKind, error)) (*Tables, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	var entries []lftEntry
-	cur := fabric.NodeID(-1)
-	seen := map[fabric.NodeID]bool{}
-	perr := func(line int, format string, args ...any) error {
-		return &fabric.ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		kind, err := classify(line)
-		if err != nil {
-			return nil, perr(ln, "%v", err)
-		}
-		switch kind {
-		case headerLine:
-			sw, err := headerSwitch(line, f)
-			if err != nil {
-				return nil, perr(ln, "%v", err)
-			}
-			if seen[sw] {
-				return nil, perr(ln, "switch %s has two tables", f.Node(sw).GUID)
-			}
-			seen[sw], cur = true, sw
-		case entryLine:
-			if cur < 0 {
-				return nil, perr(ln, "LFT entry before any \"Unicast lids … guid\" header")
-			}
-			e, err := parseEntry(line, f.Ports(cur))
-			if err != nil {
-				return nil, perr(ln, "%v", err)
-			}
-			e.sw = cur
-			entries = append(entries, e)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
-	}
-	for _, id := range f.IDsOf(fabric.Switch) {
-		if !seen[id] {
-			return nil, fmt.Errorf("%s: no table for switch %s (%s)", file, f.Node(id).Name, f.Node(id).GUID)
-		}
-	}
-	return tablesOf(file, f, entries)
-}
-
-// headerSwitch finds the switch a table header names by its GUID.
-func headerSwitch(line string, f *fabric.Fabric) (fabric.NodeID, error) {
-	i := strings.Index(line, " guid 0x")
-	if i < 0 {
-		return 0, fmt.Errorf("table header without \"guid 0x…\"")
-	}
-	g, err := fabric.ParseGUID(strings.Fields(line[i+6:])[0])
-	if err != nil {
-		return 0, err
-	}
-	id, ok := f.NodeByGUID(g)
-	if !ok || f.Node(id).Kind != fabric.Switch {
-		return 0, fmt.Errorf("switch GUID %s is not in the fabric; are the tables and the fabric from the same subnet?", g)
-	}
-	return id, nil
-}
-
-// parseEntry reads "0x<LID> <port> … portguid 0x<GUID>…" of a switch with
-// ports 1..ports. An entry that names no port GUID (ibroute prints none
-// for a destination it could not query) gets GUID 0: its LID must be named
-// by another entry.
-func parseEntry(line string, ports int) (lftEntry, error) {
-	fs := strings.Fields(line)
-	if len(fs) < 2 {
-		return lftEntry{}, fmt.Errorf("want \"0x<lid> <port>\", got %q", line)
-	}
-	lid, err1 := strconv.ParseUint(fs[0][2:], 16, 16)
-	port, err2 := strconv.Atoi(fs[1])
-	if err1 != nil || err2 != nil || lid == 0 || lid > uint64(MaxUnicastLID) {
-		return lftEntry{}, fmt.Errorf("want \"0x<lid> <port>\" with a unicast LID, got %q", line)
-	}
-	if port < 0 || port > ports {
-		return lftEntry{}, fmt.Errorf("port %d: the switch has ports 1..%d", port, ports)
-	}
-	i := strings.Index(line, "portguid 0x")
-	if i < 0 {
-		return lftEntry{lid: LID(lid), port: uint8(port)}, nil
-	}
-	g, err := fabric.ParseGUID(strings.TrimRight(strings.Fields(line[i+9:])[0], ":)"))
-	if err != nil {
-		return lftEntry{}, err
-	}
-	return lftEntry{lid: LID(lid), port: uint8(port), guid: g}, nil
-}
-
-// tablesOf derives the LID plan from the entries' port GUIDs and fills the
-// tables.
-func tablesOf(file string, f *fabric.Fabric, entries []lftEntry) (*Tables, error) {
-	byGUID := portsByGUID(f)
-	span := map[fabric.PortRef][2]LID{}
-	for _, e := range entries {
-		if e.guid == 0 {
-			continue
-		}
-		p, ok := byGUID[e.guid]
-		if !ok {
-			return nil, fmt.Errorf("%s: LID 0x%04x belongs to port GUID %s, which is not in the fabric; are the tables and the fabric from the same subnet?", file, e.lid, e.guid)
-		}
-		s, ok := span[p]
-		if !ok {
-			s = [2]LID{e.lid, e.lid}
-		}
-		span[p] = [2]LID{min(s[0], e.lid), max(s[1], e.lid)}
-	}
-	lids, err := lidsFromSpans(f, span)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	b := NewBuilder(f, lids)
-	for _, e := range entries {
-		if _, _, ok := lids.Owner(e.lid); !ok {
-			return nil, fmt.Errorf("%s: no entry names the port GUID of LID 0x%04x (%s has an entry for it), so its port is unknown", file, e.lid, f.Node(e.sw).Name)
-		}
-		b.LFT(e.sw)[e.lid] = e.port
-	}
-	return b.Tables(), nil
-}
-
-// portsByGUID maps the port GUIDs of f's LID-holding ports (switch port
-// 0s and HCA ports) to the ports.
-func portsByGUID(f *fabric.Fabric) map[fabric.GUID]fabric.PortRef {
-	m := map[fabric.GUID]fabric.PortRef{}
-	for i := range f.NumNodes() {
-		id := fabric.NodeID(i)
-		if f.Kind(id) == fabric.Switch {
-			m[f.GUID(id)] = fabric.PortRef{Node: id}
-			continue
-		}
-		for p := 1; p <= f.Ports(id); p++ {
-			m[f.PortGUID(fabric.PortRef{Node: id, Port: p})] = fabric.PortRef{Node: id, Port: p}
-		}
-	}
-	return m
+	return opensmListing.read(r, file, f)
 }
