@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"slimroute/fabric"
+	"slimroute/internal/failures"
 	"slimroute/slimfly"
 	"slimroute/spec"
 )
@@ -29,68 +29,16 @@ var failureLevels = []failure{
 	{name: "1 switch", switches: 1}, {name: "2 switches", switches: 2},
 }
 
-// fail removes the failure's cables and switches from f, chosen by seed,
-// keeping the switches connected (a draw that disconnects them is drawn
-// again: a disconnected fabric is refused by name, tested elsewhere).
+// fail removes the failure's cables and switches from f, drawn from seed,
+// keeping the switches connected.
 func fail(t testing.TB, f *fabric.Fabric, fl failure, seed uint64) *fabric.Fabric {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 0xfa11))
-	var inter []int
-	for i, l := range f.Links() {
-		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
-			inter = append(inter, i)
-		}
+	cables := fl.cables + int(fl.share*float64(len(failures.InterSwitch(f))))
+	g, err := failures.Draw(f, cables, fl.switches, seed)
+	if err != nil {
+		t.Fatalf("%s: %v", fl.name, err)
 	}
-	switches := f.IDsOf(fabric.Switch)
-	n := fl.cables + int(fl.share*float64(len(inter)))
-	for try := 0; try < 100; try++ {
-		perm := rng.Perm(len(inter))
-		var links []int
-		for _, i := range perm[:n] {
-			links = append(links, inter[i])
-		}
-		var nodes []fabric.NodeID
-		for _, i := range rng.Perm(len(switches))[:fl.switches] {
-			nodes = append(nodes, switches[i])
-		}
-		g, err := f.Without(nodes, links)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if connected(g) {
-			return g
-		}
-	}
-	t.Fatalf("%s: no draw keeps the switches connected", fl.name)
-	return nil
-}
-
-func interSwitchCables(f *fabric.Fabric) int {
-	n := 0
-	for _, l := range f.Links() {
-		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
-			n++
-		}
-	}
-	return n
-}
-
-// connected tells whether every switch reaches every other.
-func connected(f *fabric.Fabric) bool {
-	sw := f.IDsOf(fabric.Switch)
-	seen := map[fabric.NodeID]bool{sw[0]: true}
-	queue := []fabric.NodeID{sw[0]}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		for p := 1; p <= f.Node(x).Ports; p++ {
-			if q, ok := f.Peer(fabric.PortRef{Node: x, Port: p}); ok && f.Node(q.Node).Kind == fabric.Switch && !seen[q.Node] {
-				seen[q.Node] = true
-				queue = append(queue, q.Node)
-			}
-		}
-	}
-	return len(seen) == len(sw)
+	return g
 }
 
 // TestFailuresKeepFourVLs: on Slim Fly q=5 and q=7 with cables or switches
@@ -113,7 +61,7 @@ func TestFailuresKeepFourVLs(t *testing.T) {
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				t.Run(fmt.Sprintf("q=%d/%s/seed=%d", q, fl.name, seed), func(t *testing.T) {
 					f := fail(t, intact, fl, seed)
-					within5 := fl.share <= 0.05 && float64(fl.cables) <= 0.05*float64(interSwitchCables(intact))
+					within5 := fl.share <= 0.05 && float64(fl.cables) <= 0.05*float64(len(failures.InterSwitch(intact)))
 					for _, scheme := range []string{"hops", "auto"} {
 						vls := 4
 						res, err := Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2})

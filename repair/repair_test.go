@@ -2,12 +2,12 @@ package repair
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
 
 	"slimroute/fabric"
+	"slimroute/internal/failures"
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
@@ -38,38 +38,15 @@ func routed(t testing.TB, q int, scheme string, cables int, seed uint64) *pipeli
 	return res
 }
 
-// failure draws, from seed, cables random switch-to-switch cables and
-// switches random switches to remove from f, redrawing while the switches
-// that remain would be split.
+// failure removes cables random switch-to-switch cables and switches
+// random switches from f, drawn from seed, keeping the switches connected.
 func failure(t testing.TB, f *fabric.Fabric, cables, switches int, seed uint64) *fabric.Fabric {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 0x4e9a1))
-	var inter []int
-	for i, l := range f.Links() {
-		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
-			inter = append(inter, i)
-		}
+	g, err := failures.Draw(f, cables, switches, seed)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sw := f.IDsOf(fabric.Switch)
-	for try := 0; try < 100; try++ {
-		var links []int
-		for _, i := range rng.Perm(len(inter))[:cables] {
-			links = append(links, inter[i])
-		}
-		var nodes []fabric.NodeID
-		for _, i := range rng.Perm(len(sw))[:switches] {
-			nodes = append(nodes, sw[i])
-		}
-		g, err := f.Without(nodes, links)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(g.SwitchView().Components()) == 1 {
-			return g
-		}
-	}
-	t.Fatal("no draw keeps the switches connected")
-	return nil
+	return g
 }
 
 // crossing says, independently of Repair, which previous entries (switch,
