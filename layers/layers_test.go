@@ -254,16 +254,26 @@ func randomFabric(t *testing.T, rng *rand.Rand, S int) *fabric.Fabric {
 	return f
 }
 
+// Random connected fabrics, with the default bounds and with bounds of
+// 2..3 hops (which plan the entries into every destination switch, as on
+// a Slim Fly: entry.go), in 1, 2, 4 and 8 layers, on one and two workers.
 func TestRandomConnectedFabrics(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 0))
-	for i := 0; i < 30; i++ {
+	n := 300
+	if testing.Short() {
+		n = 40
+	}
+	for i := 0; i < n; i++ {
 		f := randomFabric(t, rng, 2+rng.IntN(30))
-		for _, L := range []int{1, 2, 4} {
-			r, err := Compute(f, Options{Layers: L, Seed: uint64(i)})
-			if err != nil {
-				t.Fatalf("fabric %d: %v", i, err)
+		for _, L := range []int{1, 2, 4, 8} {
+			for _, b := range [][2]int{{0, 0}, {2, 3}} {
+				o := Options{Layers: L, Seed: uint64(i), MinLen: b[0], MaxLen: b[1], Workers: 1 + i%2}
+				r, err := Compute(f, o)
+				if err != nil {
+					t.Fatalf("fabric %d, %+v: %v", i, o, err)
+				}
+				checkRouting(t, f, r)
 			}
-			checkRouting(t, f, r)
 		}
 	}
 }

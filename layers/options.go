@@ -14,12 +14,20 @@
 //     load, and the load of every channel (directed cable) then grows by
 //     the number of source endpoints routed over it, in the direction the
 //     traffic flows.
+//   - Before layer 1, each destination switch's neighbours are coloured
+//     (entry.go): in layer k only one colour delivers over its direct
+//     cable, the others reach the destination over two or three hops, so
+//     that adjacent switches — whose alternatives are few — get new paths
+//     in the layers of the other colours, through neighbours of those
+//     colours.
 //   - Layer k ≥ 1 routes each destination's sources in priority order:
-//     pairs that received fewer in-bounds alternative paths in earlier
-//     layers first, ties broken by a seeded shuffle. Each source takes the
-//     path within the length bounds that shares the fewest channels with
-//     its own paths of earlier layers and, among those, carries the least
-//     load, while following the next hops already pinned for this
+//     the neighbours that may not deliver directly first, then the
+//     switches whose every minimal path ends on such a neighbour, then the
+//     rest; within each, pairs that received fewer in-bounds alternative
+//     paths in earlier layers first, ties broken by a seeded shuffle. Each
+//     source takes the path within the length bounds that shares the
+//     fewest channels with its own paths of earlier layers and, among
+//     those, is cheapest (the cube of each channel's load), while following the next hops already pinned for this
 //     destination in this layer (which keeps the layer a tree). Switches
 //     left without an in-bounds path get the shortest, least loaded route
 //     consistent with the pins, and are counted. The search runs once
