@@ -38,9 +38,16 @@ type fatTree struct {
 	// above and below, ordered by the canonical key of the peer, then
 	// port, so that position i means the same plane at every switch
 	up, down [][]uint8
-	stride   []int // per level: w_1 ⋯ w_{l−1}, capped (see digit)
 	width    []int // per level: the most up-links of a switch there
-	rank     []int // per endpoint destination: its index j
+	// period is how many values digit l takes: the up-links w_l, or
+	// fewer where a switch of the level has fewer groups of endpoints
+	// below it than up-links (a leaf with 5 HCAs and 7 up-links): digit 1
+	// is then j mod 5, so that any window of consecutive indices, also
+	// one wrapping from the last endpoint to the first, leaves a leaf on
+	// distinct up-links
+	period []int
+	stride []int // per level: the product of the periods below, capped
+	rank   []int // per endpoint destination: its index j
 }
 
 // detectFatTree returns the fat-tree structure of g, or nil when g has no
@@ -82,13 +89,45 @@ func detectFatTree(g *graph) *fatTree {
 	for s := 0; s < S; s++ {
 		ft.width[level[s]] = max(ft.width[level[s]], len(ft.up[s]))
 	}
-	ft.stride = make([]int, top+1)
+	below := ft.endpointsBelow(queue)
+	ft.stride, ft.period = make([]int, top+1), make([]int, top+1)
 	for l, p := 1, 1; l <= int(top); l++ {
 		ft.stride[l] = p
-		p = min(p*max(ft.width[l], 1), 1<<24) // beyond any LID count: digits above are 0
+		ft.period[l] = max(1, min(ft.width[l], below[l]/p))
+		p = min(p*ft.period[l], 1<<24) // beyond any LID count: digits above are 0
 	}
 	ft.rank = endpointRanks(g)
 	return ft
+}
+
+// endpointsBelow returns per level the most endpoints a switch of that
+// level reaches going down only.
+func (ft *fatTree) endpointsBelow(byLevel []int32) []int {
+	g := ft.g
+	most := make([]int, len(ft.width))
+	seen := make([]int32, len(g.adj))
+	for i := range seen {
+		seen[i] = -1
+	}
+	var stack []int32
+	for _, s := range byLevel {
+		n := 0
+		stack = append(stack[:0], s)
+		seen[s] = s
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			n += g.hosts[x]
+			for _, i := range ft.down[x] {
+				if y := g.adj[x][i].Peer; seen[y] != s {
+					seen[y] = s
+					stack = append(stack, int32(y))
+				}
+			}
+		}
+		most[ft.level[s]] = max(most[ft.level[s]], n)
+	}
+	return most
 }
 
 // orderChannels fills up and down. A switch's key is its own index at the
@@ -154,22 +193,24 @@ func endpointRanks(g *graph) []int {
 	return rank
 }
 
-// digit is the up-link position that destination index j asks for at
-// level l in layer k of L: digit l of j, rotated by k within its block of
-// L consecutive values.
-func (ft *fatTree) digit(j, l, k, L int) int {
-	w := ft.width[l]
+// position is the up-link position that destination index j asks for at
+// level l in layer k of L: digit l of j (see fatTree.period), rotated by
+// k within its block of L consecutive values, and on switches with more
+// up-links than digit values moved by k(w−p)/L so the layers share the
+// spare up-links.
+func (ft *fatTree) position(j, l, k, L int) int {
+	w, p := ft.width[l], ft.period[l]
 	if w == 0 {
 		return 0
 	}
-	x := j / ft.stride[l] % w
-	last := max(w/L-1, 0) * L // the last block takes the w mod L values left over
+	x := j / ft.stride[l] % p
+	last := max(p/L-1, 0) * L // the last block takes the p mod L values left over
 	base := min(x/L*L, last)
 	size := L
 	if base == last {
-		size = w - base
+		size = p - base
 	}
-	return base + (x-base+k)%size
+	return (base + (x-base+k)%size + k*(w-p)/L) % w
 }
 
 // toward is one destination switch's up/down structure: the hops of every
@@ -232,9 +273,8 @@ func (ft *fatTree) plan(tw *toward, t int) bool {
 			list = ft.down[s]
 		}
 		for _, i := range list {
-			// going down stays above t; going up may turn down later
-			y := g.adj[s][i].Peer
-			if tw.hops[y] == tw.hops[s]-1 && (tw.anc[y] || !tw.anc[s]) {
+			// below an ancestor only an ancestor is one hop nearer
+			if tw.hops[g.adj[s][i].Peer] == tw.hops[s]-1 {
 				tw.cand = append(tw.cand, i)
 			}
 		}
@@ -262,7 +302,7 @@ func (ft *fatTree) fill(tw *toward, tab []uint8, d, k, L int) {
 		if tw.anc[s] {
 			l--
 		}
-		tab[s] = c[ft.digit(j, l, k, L)%len(c)]
+		tab[s] = c[ft.position(j, l, k, L)%len(c)]
 	}
 }
 
@@ -305,6 +345,7 @@ func routeFatTree(g *graph, r *Routing) bool {
 	}
 	r.Trees = -1
 	r.Stats = stats
+	r.fatTree = true
 	return true
 }
 
