@@ -275,7 +275,7 @@ func TestOtherFabricsAreNotFatTrees(t *testing.T) {
 	for _, q := range []int{5, 7} {
 		f, _ := slimfly.Build(slimfly.Params{Q: q})
 		g, err := newGraph(f, nil)
-		if err != nil || detectFatTree(g) != nil {
+		if err != nil || detectFatTree(g, 4) != nil {
 			t.Fatalf("q=%d: Slim Fly taken for a fat tree (%v)", q, err)
 		}
 	}
@@ -286,7 +286,7 @@ func TestOtherFabricsAreNotFatTrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if detectFatTree(g) != nil {
+		if detectFatTree(g, 4) != nil {
 			t.Fatalf("random fabric %d taken for a fat tree", i)
 		}
 	}
