@@ -1,6 +1,9 @@
 package layers
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Fat trees and folded Clos fabrics get their own construction: in every
 // layer, destination-based up/down routing in the manner of D-mod-K
@@ -38,7 +41,8 @@ type fatTree struct {
 	// above and below, ordered by the canonical key of the peer, then
 	// port, so that position i means the same plane at every switch
 	up, down [][]uint8
-	width    []int // per level: the most up-links of a switch there
+	downPeer [][]int // the switch each entry of down leads to
+	width    []int   // per level: the most up-links of a switch there
 	// period is how many values digit l takes: the up-links w_l, or
 	// fewer where a switch of the level has fewer groups of endpoints
 	// below it than up-links (a leaf with 5 HCAs and 7 up-links): digit 1
@@ -48,6 +52,8 @@ type fatTree struct {
 	period []int
 	stride []int // per level: the product of the periods below, capped
 	rank   []int // per endpoint destination: its index j
+	// topDown lists the switches by level, top first
+	topDown []int32
 }
 
 // detectFatTree returns the fat-tree structure of g for L layers, or nil
@@ -83,13 +89,15 @@ func detectFatTree(g *graph, L int) *fatTree {
 			}
 		}
 	}
-	ft := &fatTree{g: g, level: level, up: make([][]uint8, S), down: make([][]uint8, S)}
-	ft.orderChannels(queue)
+	ft := &fatTree{g: g, level: level, up: make([][]uint8, S), down: make([][]uint8, S),
+		downPeer: make([][]int, S), topDown: queue}
+	slices.Reverse(ft.topDown) // the BFS from the leaves met the levels in order
+	ft.orderChannels()
 	ft.width = make([]int, top+1)
 	for s := 0; s < S; s++ {
 		ft.width[level[s]] = max(ft.width[level[s]], len(ft.up[s]))
 	}
-	below := ft.endpointsBelow(queue)
+	below := ft.endpointsBelow()
 	ft.stride, ft.period = make([]int, top+1), make([]int, top+1)
 	for l, p := 1, 1; l <= int(top); l++ {
 		ft.stride[l] = p
@@ -102,7 +110,7 @@ func detectFatTree(g *graph, L int) *fatTree {
 
 // endpointsBelow returns per level the most endpoints a switch of that
 // level reaches going down only.
-func (ft *fatTree) endpointsBelow(byLevel []int32) []int {
+func (ft *fatTree) endpointsBelow() []int {
 	g := ft.g
 	most := make([]int, len(ft.width))
 	seen := make([]int32, len(g.adj))
@@ -110,7 +118,7 @@ func (ft *fatTree) endpointsBelow(byLevel []int32) []int {
 		seen[i] = -1
 	}
 	var stack []int32
-	for _, s := range byLevel {
+	for _, s := range ft.topDown {
 		n := 0
 		stack = append(stack[:0], s)
 		seen[s] = s
@@ -119,6 +127,9 @@ func (ft *fatTree) endpointsBelow(byLevel []int32) []int {
 			stack = stack[:len(stack)-1]
 			n += g.hosts[x]
 			for _, i := range ft.down[x] {
+				if i == gone {
+					continue
+				}
 				if y := g.adj[x][i].Peer; seen[y] != s {
 					seen[y] = s
 					stack = append(stack, int32(y))
@@ -130,46 +141,71 @@ func (ft *fatTree) endpointsBelow(byLevel []int32) []int {
 	return most
 }
 
-// orderChannels fills up and down. A switch's key is its own index at the
-// top and the least key of its up-neighbours below it: the spines of a pod
-// sort by the plane of cores they reach, the same at every pod.
-func (ft *fatTree) orderChannels(byLevel []int32) {
+// orderChannels fills up and down with every cable of the fabric, an
+// avoided one as gone: positions then stay where the intact tree has them,
+// and a failed cable moves only the routes that crossed it. A switch's key
+// is its own index at the top and the least key of its up-neighbours below
+// it: the spines of a pod sort by the plane of cores they reach, the same
+// at every pod.
+func (ft *fatTree) orderChannels() {
 	g := ft.g
+	v := g.f.SwitchView()
 	key := make([]int, len(g.adj))
-	for i := len(byLevel) - 1; i >= 0; i-- {
-		s := byLevel[i]
+	for _, s := range ft.topDown {
 		key[s] = len(g.adj) + int(s)
-		for _, y := range g.peer[g.chOff[s]:g.chOff[s+1]] {
-			if ft.level[y] > ft.level[s] {
-				key[s] = min(key[s], key[y])
+		for _, c := range v.Adj[s] {
+			if ft.level[c.Peer] == ft.level[s]+1 {
+				key[s] = min(key[s], key[c.Peer])
 			}
 		}
 		if key[s] == len(g.adj)+int(s) {
 			key[s] = int(s)
 		}
 	}
+	type slot struct {
+		ch         uint8 // index into g.adj[s], or gone
+		peer, port int
+	}
 	for s := range g.adj {
-		for i, c := range g.adj[s] {
-			if ft.level[c.Peer] > ft.level[s] {
-				ft.up[s] = append(ft.up[s], uint8(i))
-			} else {
-				ft.down[s] = append(ft.down[s], uint8(i))
+		var up, down []slot
+		used := 0 // g.adj[s] is v.Adj[s] without the avoided cables, in order
+		for _, c := range v.Adj[s] {
+			x := slot{gone, c.Peer, c.Port}
+			if used < len(g.adj[s]) && g.adj[s][used].Port == c.Port {
+				x.ch = uint8(used)
+				used++
+			}
+			switch ft.level[c.Peer] - ft.level[s] {
+			case 1:
+				up = append(up, x)
+			case -1:
+				down = append(down, x)
 			}
 		}
-		for _, list := range [][]uint8{ft.up[s], ft.down[s]} {
+		for _, list := range [][]slot{up, down} {
 			sort.SliceStable(list, func(a, b int) bool {
-				x, y := g.adj[s][list[a]], g.adj[s][list[b]]
-				if key[x.Peer] != key[y.Peer] {
-					return key[x.Peer] < key[y.Peer]
+				x, y := list[a], list[b]
+				if key[x.peer] != key[y.peer] {
+					return key[x.peer] < key[y.peer]
 				}
-				if x.Peer != y.Peer {
-					return x.Peer < y.Peer
+				if x.peer != y.peer {
+					return x.peer < y.peer
 				}
-				return x.Port < y.Port
+				return x.port < y.port
 			})
+		}
+		for _, x := range up {
+			ft.up[s] = append(ft.up[s], x.ch)
+		}
+		for _, x := range down {
+			ft.down[s] = append(ft.down[s], x.ch)
+			ft.downPeer[s] = append(ft.downPeer[s], x.peer)
 		}
 	}
 }
+
+// gone marks a cable that is avoided in up and down.
+const gone = hopNone
 
 // endpointRanks numbers the endpoints by HCA node, then port: the order a
 // job launcher ranks hosts named in fabric order, which the shift
@@ -239,24 +275,34 @@ func digitPeriod(w, avail, L int) int {
 }
 
 // toward is one destination switch's up/down structure: the hops of every
-// switch's route and the channels that keep it minimal.
+// switch's route and the channels it chooses among.
 type toward struct {
-	t      int
-	hops   []int32
-	anc    []bool  // t lies below the switch (or is it): the route goes down
-	cand   []uint8 // per switch, channel indices at minimal up/down distance
-	candAt []int32 // switch s's candidates: cand[candAt[s]:candAt[s+1]]
+	t    int
+	hops []int32 // up/down route length; unreachable for none
+	anc  []bool  // t lies below the switch (or is it): the route goes down
+	// cand lists switch s's channels at cand[candAt[s]:candAt[s+1]]: going
+	// up, all its up-links, going down all its cables to the nearer child;
+	// usable where the cable is there and keeps the route minimal (an
+	// unusable one passes its turn to the next, so a failed cable moves
+	// only the flows that crossed it)
+	cand   []uint8
+	usable []bool
+	candAt []int32
 	dist   []int32
 	order  []int32
 }
 
+// unreachable marks a switch with no up/down route to the destination.
+const unreachable = int32(1 << 30)
+
 func newToward(S int) *toward {
-	return &toward{hops: make([]int32, S), anc: make([]bool, S), candAt: make([]int32, S+1),
+	return &toward{t: -1, hops: make([]int32, S), anc: make([]bool, S), candAt: make([]int32, S+1),
 		dist: make([]int32, S), order: make([]int32, 0, S)}
 }
 
-// plan fills tw for destination switch t; false when some switch has no
-// up/down route as short as its shortest path.
+// plan fills tw for destination switch t; false when a switch with
+// endpoints, or one that other routes pass, has no up/down route as short
+// as its shortest path.
 func (ft *fatTree) plan(tw *toward, t int) bool {
 	g := ft.g
 	tw.t = t
@@ -268,47 +314,66 @@ func (ft *fatTree) plan(tw *toward, t int) bool {
 			continue
 		}
 		for _, i := range ft.up[s] {
-			tw.anc[g.adj[s][i].Peer] = true
+			if i != gone {
+				tw.anc[g.adj[s][i].Peer] = true
+			}
 		}
 	}
 	// ancestors are level(s) − level(t) hops down; the others climb first,
 	// so fill them from the top level down
-	byLevel := tw.order[:0:0]
-	byLevel = append(byLevel, tw.order...)
-	sort.SliceStable(byLevel, func(a, b int) bool { return ft.level[byLevel[a]] > ft.level[byLevel[b]] })
-	const far = int32(1 << 30)
-	for _, s := range byLevel {
+	for _, s := range ft.topDown {
 		if tw.anc[s] {
 			tw.hops[s] = ft.level[s] - ft.level[t]
 			continue
 		}
-		tw.hops[s] = far
+		tw.hops[s] = unreachable
 		for _, i := range ft.up[s] {
-			tw.hops[s] = min(tw.hops[s], tw.hops[g.adj[s][i].Peer]+1)
-		}
-	}
-	tw.cand = tw.cand[:0]
-	for s := range g.adj {
-		tw.candAt[s] = int32(len(tw.cand))
-		if tw.hops[s] != tw.dist[s] {
-			return false
-		}
-		list := ft.up[s]
-		if tw.anc[s] {
-			list = ft.down[s]
-		}
-		for _, i := range list {
-			// below an ancestor only an ancestor is one hop nearer
-			if tw.hops[g.adj[s][i].Peer] == tw.hops[s]-1 {
-				tw.cand = append(tw.cand, i)
+			if i != gone {
+				tw.hops[s] = min(tw.hops[s], tw.hops[g.adj[s][i].Peer]+1)
 			}
 		}
-		if s != t && len(tw.cand) == int(tw.candAt[s]) {
+	}
+	tw.cand, tw.usable = tw.cand[:0], tw.usable[:0]
+	for s := range g.adj {
+		tw.candAt[s] = int32(len(tw.cand))
+		switch {
+		case s == t:
+		case tw.hops[s] == tw.dist[s]:
+			ft.upDown(tw, s)
+		case tw.hops[s] == unreachable && g.hosts[s] == 0:
+			// a switch a failed cable cut off from t's subtree: no route
+			// passes it (none is minimal) and no HCA sends from it, so
+			// only its own management traffic takes this shortest path
+			for i, y := range g.peer[g.chOff[s]:g.chOff[s+1]] {
+				if tw.dist[y] == tw.dist[s]-1 {
+					tw.cand, tw.usable = append(tw.cand, uint8(i)), append(tw.usable, true)
+				}
+			}
+		default:
 			return false
 		}
 	}
 	tw.candAt[len(g.adj)] = int32(len(tw.cand))
 	return true
+}
+
+// upDown lists switch s's candidates toward tw.t: every cable down to a
+// child one hop nearer, or every up-link; usable where the cable is there
+// and, going up, leads one hop nearer.
+func (ft *fatTree) upDown(tw *toward, s int) {
+	g := ft.g
+	if tw.anc[s] {
+		for n, i := range ft.down[s] {
+			if y := ft.downPeer[s][n]; tw.anc[y] && tw.hops[y] == tw.hops[s]-1 {
+				tw.cand, tw.usable = append(tw.cand, i), append(tw.usable, i != gone)
+			}
+		}
+		return
+	}
+	for _, i := range ft.up[s] {
+		tw.cand = append(tw.cand, i)
+		tw.usable = append(tw.usable, i != gone && tw.hops[g.adj[s][i].Peer] == tw.hops[s]-1)
+	}
 }
 
 // fill writes destination d's next hops in layer k of L: each switch takes
@@ -322,12 +387,17 @@ func (ft *fatTree) fill(tw *toward, tab []uint8, d, k, L int) {
 			tab[s] = hopLocal
 			continue
 		}
-		c := tw.cand[tw.candAt[s]:tw.candAt[s+1]]
+		lo, hi := tw.candAt[s], tw.candAt[s+1]
+		c, ok := tw.cand[lo:hi], tw.usable[lo:hi]
 		l := int(ft.level[s])
 		if tw.anc[s] {
 			l--
 		}
-		tab[s] = c[ft.position(j, l, k, L)%len(c)]
+		i := ft.position(j, l, k, L) % len(c)
+		for !ok[i] {
+			i = (i + 1) % len(c)
+		}
+		tab[s] = c[i]
 	}
 }
 
@@ -348,7 +418,7 @@ func routeFatTree(g *graph, r *Routing) bool {
 	}
 	for d := 0; d < g.nEP; d++ {
 		t := g.dests[d].Switch
-		if tw.t != t || d == 0 {
+		if tw.t != t {
 			if !ft.plan(tw, t) {
 				for k := range r.next {
 					clear(r.next[k])

@@ -24,7 +24,9 @@ type closCase struct {
 
 // randomClos draws a fat tree: two or three levels of Clos, or a k-ary
 // n-tree; sometimes oversubscribed, with fewer leaves or spines than the
-// ports allow, with HCAs missing, or with one failed inter-switch cable.
+// ports allow, with HCAs missing, or with one to three failed
+// inter-switch cables (routed by the construction where every switch with
+// HCAs keeps a minimal up/down route, else by the general algorithm).
 func randomClos(t *testing.T, rng *rand.Rand) closCase {
 	t.Helper()
 	var f *fabric.Fabric
@@ -91,19 +93,20 @@ func randomClos(t *testing.T, rng *rand.Rand) closCase {
 		}
 		c.name += fmt.Sprintf(", %d HCAs missing", len(drop))
 		c.fullRate = false
-	case 1: // one failed cable between switches
+	case 1: // one to three failed cables between switches
 		var inter []int
 		for i, l := range f.Links() {
 			if f.Kind(l.A.Node) == fabric.Switch && f.Kind(l.B.Node) == fabric.Switch {
 				inter = append(inter, i)
 			}
 		}
-		avoid := []int{inter[rng.IntN(len(inter))]}
+		rng.Shuffle(len(inter), func(a, b int) { inter[a], inter[b] = inter[b], inter[a] })
+		avoid := inter[:min(len(inter), 1+rng.IntN(3))]
 		if _, err := newGraph(f, avoid); err != nil {
-			break // a tree without that cable's redundancy: nothing to route
+			break // a tree without those cables' redundancy: nothing to route
 		}
 		c.avoid = avoid
-		c.name += fmt.Sprintf(", link %d failed", c.avoid[0])
+		c.name += fmt.Sprintf(", links %v failed", c.avoid)
 		c.fullRate = false
 	}
 	return c
@@ -112,11 +115,12 @@ func randomClos(t *testing.T, rng *rand.Rand) closCase {
 // TestFatTreeLayersAreMinimalUpDownTrees routes generated fat trees: every
 // layer is a loop-free tree per destination reaching every LID; where the
 // fat-tree construction applies, every route is minimal and up/down (never
-// down then up, by levels the test derives itself); on full non-blocking
-// shapes every layer carries every shift permutation at link load 1.
+// down then up, by levels the test derives itself), failed cables move
+// only the routes that crossed them, and on full non-blocking shapes every
+// layer carries every shift permutation at link load 1.
 func TestFatTreeLayersAreMinimalUpDownTrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 1))
-	cases, constructed, shifted := 300, 0, 0
+	cases, constructed, shifted, damaged, fallback := 300, 0, 0, 0, 0
 	if testing.Short() {
 		cases = 60
 	}
@@ -132,10 +136,15 @@ func TestFatTreeLayersAreMinimalUpDownTrees(t *testing.T) {
 			if len(c.avoid) == 0 {
 				t.Fatalf("%s: not routed as a fat tree", c.name)
 			}
+			fallback++
 			continue
 		}
 		constructed++
 		checkUpDownMinimal(t, c.name, r)
+		if len(c.avoid) > 0 {
+			damaged++
+			checkOnlyCrossingFlowsMove(t, c, r)
+		}
 		if c.fullRate {
 			shifted++
 			if k, s, load := worstShift(r); load > 1 {
@@ -143,9 +152,10 @@ func TestFatTreeLayersAreMinimalUpDownTrees(t *testing.T) {
 			}
 		}
 	}
-	if constructed < cases/2 || shifted < cases/4 {
-		t.Fatalf("only %d of %d cases routed as fat trees, %d checked for shifts: the generator drifted", constructed, cases, shifted)
+	if constructed < cases/2 || shifted < cases/4 || damaged < cases/20 || fallback == 0 {
+		t.Fatalf("only %d of %d cases routed as fat trees, %d checked for shifts, %d with failed cables, %d fell back: the generator drifted", constructed, cases, shifted, damaged, fallback)
 	}
+	t.Logf("%d of %d cases routed as fat trees (%d checked for shifts, %d with failed cables); %d fell back", constructed, cases, shifted, damaged, fallback)
 }
 
 // levelsFromLeaves numbers the switches 1 (with endpoints), 2, … by hop
@@ -174,7 +184,10 @@ func levelsFromLeaves(r *Routing) []int {
 }
 
 // checkUpDownMinimal asserts that every endpoint route of every layer has
-// the length of the shortest path and climbs before it descends.
+// the length of the shortest path, and climbs before it descends where
+// HCAs send from (a switch without HCAs that a failed cable cut off from
+// the destination's subtree may turn up again: only its own management
+// traffic takes that route).
 func checkUpDownMinimal(t *testing.T, name string, r *Routing) {
 	t.Helper()
 	level := levelsFromLeaves(r)
@@ -191,7 +204,7 @@ func checkUpDownMinimal(t *testing.T, name string, r *Routing) {
 				if len(path)-1 != int(dist[s]) {
 					t.Fatalf("%s: layer %d route %v to %s has %d hops, shortest %d", name, k, path, r.DestName(d), len(path)-1, dist[s])
 				}
-				for i := 2; i < len(path); i++ {
+				for i := 2; i < len(path) && r.Hosts(s) > 0; i++ {
 					if level[path[i-1]] < level[path[i-2]] && level[path[i]] > level[path[i-1]] {
 						t.Fatalf("%s: layer %d route %v to %s goes down, then up", name, k, path, r.DestName(d))
 					}
@@ -199,6 +212,49 @@ func checkUpDownMinimal(t *testing.T, name string, r *Routing) {
 			}
 		}
 	}
+}
+
+// checkOnlyCrossingFlowsMove compares a routing with a failed cable to the
+// routing of the intact fabric: every route from a switch with HCAs that
+// did not cross the cable keeps its ports.
+func checkOnlyCrossingFlowsMove(t *testing.T, c closCase, r *Routing) {
+	t.Helper()
+	intact, err := Compute(c.f, Options{Layers: r.NumLayers()})
+	if err != nil || !intact.fatTree {
+		t.Fatalf("%s: intact fabric not routed as a fat tree (%v)", c.name, err)
+	}
+	crosses := func(ports []fabric.PortRef) bool {
+		for _, i := range c.avoid {
+			if l := c.f.Link(i); slices.Contains(ports, l.A) || slices.Contains(ports, l.B) {
+				return true
+			}
+		}
+		return false
+	}
+	for k := 0; k < r.NumLayers(); k++ {
+		for d := 0; d < r.NumEndpoints(); d++ {
+			for s := 0; s < r.NumSwitches(); s++ {
+				if r.Hosts(s) == 0 {
+					continue
+				}
+				before, after := egressPorts(intact, k, s, d), egressPorts(r, k, s, d)
+				if !crosses(before) && !slices.Equal(before, after) {
+					t.Fatalf("%s: layer %d route from %d to %s moved from %v to %v without crossing the failed cable", c.name, k, s, r.DestName(d), before, after)
+				}
+			}
+		}
+	}
+}
+
+// egressPorts lists the switch ports a route leaves by.
+func egressPorts(r *Routing, k, s, d int) []fabric.PortRef {
+	var out []fabric.PortRef
+	path, _ := r.Path(k, s, d)
+	for _, x := range path[:len(path)-1] {
+		c, _ := r.Hop(k, x, d)
+		out = append(out, fabric.PortRef{Node: r.SwitchID(x), Port: c.Port})
+	}
+	return out
 }
 
 // worstShift measures every shift permutation (rank i sends to rank i+s
