@@ -41,8 +41,8 @@ type fatTree struct {
 	// above and below, ordered by the canonical key of the peer, then
 	// port, so that position i means the same plane at every switch
 	up, down [][]uint8
-	downPeer [][]int // the switch each entry of down leads to
-	width    []int   // per level: the most up-links of a switch there
+	upPeer   [][]int32 // the parent each slot of up is for
+	width    []int     // per level: the most up-links of a switch there
 	// period is how many values digit l takes: the up-links w_l, or
 	// fewer where a switch of the level has fewer groups of endpoints
 	// below it than up-links (a leaf with 5 HCAs and 7 up-links): digit 1
@@ -90,7 +90,7 @@ func detectFatTree(g *graph, L int) *fatTree {
 		}
 	}
 	ft := &fatTree{g: g, level: level, up: make([][]uint8, S), down: make([][]uint8, S),
-		downPeer: make([][]int, S), topDown: queue}
+		upPeer: make([][]int32, S), topDown: queue}
 	slices.Reverse(ft.topDown) // the BFS from the leaves met the levels in order
 	ft.orderChannels()
 	ft.width = make([]int, top+1)
@@ -141,65 +141,149 @@ func (ft *fatTree) endpointsBelow() []int {
 	return most
 }
 
-// orderChannels fills up and down with every cable of the fabric, an
-// avoided one as gone: positions then stay where the intact tree has them,
-// and a failed cable moves only the routes that crossed it. A switch's key
-// is its own index at the top and the least key of its up-neighbours below
-// it: the spines of a pod sort by the plane of cores they reach, the same
-// at every pod.
+// orderChannels fills up and down. A switch's up-links are laid out in
+// slots shared by its siblings (the switches of its level that share a
+// parent with it, transitively: a pod's leaves): slot r·P + m is the m-th
+// cable to the r-th parent of the siblings, P the most cables a sibling
+// runs to one parent. A cable that is missing — failed, or avoided —
+// leaves its slot gone, so the other slots keep the positions they have in
+// the intact tree and a failure moves only the routes that crossed it.
+// Parents rank by key, so that the spines of a pod sort by the plane of
+// cores they reach, the same in every pod (see siblingKeys).
 func (ft *fatTree) orderChannels() {
 	g := ft.g
-	v := g.f.SwitchView()
-	key := make([]int, len(g.adj))
-	for _, s := range ft.topDown {
-		key[s] = len(g.adj) + int(s)
-		for _, c := range v.Adj[s] {
-			if ft.level[c.Peer] == ft.level[s]+1 {
-				key[s] = min(key[s], key[c.Peer])
-			}
-		}
-		if key[s] == len(g.adj)+int(s) {
-			key[s] = int(s)
-		}
-	}
-	type slot struct {
-		ch         uint8 // index into g.adj[s], or gone
-		peer, port int
-	}
 	for s := range g.adj {
-		var up, down []slot
-		used := 0 // g.adj[s] is v.Adj[s] without the avoided cables, in order
-		for _, c := range v.Adj[s] {
-			x := slot{gone, c.Peer, c.Port}
-			if used < len(g.adj[s]) && g.adj[s][used].Port == c.Port {
-				x.ch = uint8(used)
-				used++
-			}
-			switch ft.level[c.Peer] - ft.level[s] {
-			case 1:
-				up = append(up, x)
-			case -1:
-				down = append(down, x)
+		for i, c := range g.adj[s] {
+			if ft.level[c.Peer] < ft.level[s] {
+				ft.down[s] = append(ft.down[s], uint8(i))
 			}
 		}
-		for _, list := range [][]slot{up, down} {
-			sort.SliceStable(list, func(a, b int) bool {
-				x, y := list[a], list[b]
-				if key[x.peer] != key[y.peer] {
-					return key[x.peer] < key[y.peer]
+	}
+	groups := ft.siblings()
+	key := siblingKeys(ft, groups)
+	for _, group := range groups {
+		ft.layOut(group, key)
+	}
+}
+
+// siblingKeys gives every switch the key of its group of siblings: the
+// least key of the group's parents, or its own index at the top. A whole
+// group shares it, so one failed cable, which leaves the group its
+// parents, changes no key.
+func siblingKeys(ft *fatTree, groups [][]int32) []int {
+	key := make([]int, len(ft.g.adj))
+	byLevel := slices.Clone(groups)
+	sort.SliceStable(byLevel, func(a, b int) bool { return ft.level[byLevel[a][0]] > ft.level[byLevel[b][0]] })
+	for _, group := range byLevel {
+		k := -1
+		for _, s := range group {
+			for _, y := range ft.neighbours(s, 1) {
+				if k < 0 || key[y] < k {
+					k = key[y]
 				}
-				if x.peer != y.peer {
-					return x.peer < y.peer
+			}
+		}
+		for _, s := range group {
+			key[s] = k
+			if k < 0 {
+				key[s] = int(s)
+			}
+		}
+	}
+	return key
+}
+
+// neighbours lists the switches cabled to s one level up (dir 1) or down
+// (−1), once each, in index order.
+func (ft *fatTree) neighbours(s int32, dir int32) []int32 {
+	g := ft.g
+	var out []int32
+	for _, y := range g.peer[g.chOff[s]:g.chOff[s+1]] {
+		if ft.level[y] == ft.level[s]+dir && !slices.Contains(out, y) {
+			out = append(out, y)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// siblings groups the switches that share a parent, transitively, each
+// group in index order, the groups by their first switch.
+func (ft *fatTree) siblings() [][]int32 {
+	S := len(ft.g.adj)
+	root := make([]int32, S)
+	for i := range root {
+		root[i] = int32(i)
+	}
+	find := func(x int32) int32 {
+		for root[x] != x {
+			root[x] = root[root[x]]
+			x = root[x]
+		}
+		return x
+	}
+	for s := 0; s < S; s++ {
+		kids := ft.neighbours(int32(s), -1)
+		for _, y := range kids[min(1, len(kids)):] {
+			a, b := find(kids[0]), find(y)
+			root[max(a, b)] = min(a, b)
+		}
+	}
+	at := make(map[int32]int, S)
+	var groups [][]int32
+	for s := int32(0); s < int32(S); s++ {
+		r := find(s)
+		i, ok := at[r]
+		if !ok {
+			i = len(groups)
+			at[r] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], s)
+	}
+	return groups
+}
+
+// layOut fills the up slots of one group of siblings.
+func (ft *fatTree) layOut(group []int32, key []int) {
+	g := ft.g
+	var parents []int32
+	per := 0 // most cables from one sibling to one parent
+	for _, s := range group {
+		for _, y := range ft.neighbours(s, 1) {
+			if !slices.Contains(parents, y) {
+				parents = append(parents, y)
+			}
+			n := 0
+			for _, z := range g.peer[g.chOff[s]:g.chOff[s+1]] {
+				if z == y {
+					n++
 				}
-				return x.port < y.port
-			})
+			}
+			per = max(per, n)
 		}
-		for _, x := range up {
-			ft.up[s] = append(ft.up[s], x.ch)
-		}
-		for _, x := range down {
-			ft.down[s] = append(ft.down[s], x.ch)
-			ft.downPeer[s] = append(ft.downPeer[s], x.peer)
+	}
+	sort.Slice(parents, func(a, b int) bool {
+		x, y := parents[a], parents[b]
+		return key[x] < key[y] || key[x] == key[y] && x < y
+	})
+	for _, s := range group {
+		ft.up[s] = make([]uint8, len(parents)*per)
+		ft.upPeer[s] = make([]int32, len(parents)*per)
+		for r, y := range parents {
+			m := 0
+			for i, c := range g.adj[s] { // in port order
+				if int32(c.Peer) == y {
+					ft.up[s][r*per+m] = uint8(i)
+					m++
+				}
+			}
+			for ; m < per; m++ {
+				ft.up[s][r*per+m] = gone
+			}
+			for m = 0; m < per; m++ {
+				ft.upPeer[s][r*per+m] = y
+			}
 		}
 	}
 }
@@ -283,10 +367,11 @@ type toward struct {
 	// cand lists switch s's channels at cand[candAt[s]:candAt[s+1]]: going
 	// up, all its up-links, going down all its cables to the nearer child;
 	// usable where the cable is there and keeps the route minimal (an
-	// unusable one passes its turn to the next, so a failed cable moves
-	// only the flows that crossed it)
+	// unusable one passes its turn to a usable one, see spare, so a failed
+	// cable moves only the flows that crossed it)
 	cand   []uint8
 	usable []bool
+	via    []int32 // the switch each candidate leads to
 	candAt []int32
 	dist   []int32
 	order  []int32
@@ -333,7 +418,7 @@ func (ft *fatTree) plan(tw *toward, t int) bool {
 			}
 		}
 	}
-	tw.cand, tw.usable = tw.cand[:0], tw.usable[:0]
+	tw.cand, tw.usable, tw.via = tw.cand[:0], tw.usable[:0], tw.via[:0]
 	for s := range g.adj {
 		tw.candAt[s] = int32(len(tw.cand))
 		switch {
@@ -346,7 +431,7 @@ func (ft *fatTree) plan(tw *toward, t int) bool {
 			// only its own management traffic takes this shortest path
 			for i, y := range g.peer[g.chOff[s]:g.chOff[s+1]] {
 				if tw.dist[y] == tw.dist[s]-1 {
-					tw.cand, tw.usable = append(tw.cand, uint8(i)), append(tw.usable, true)
+					tw.add(uint8(i), y)
 				}
 			}
 		default:
@@ -363,17 +448,37 @@ func (ft *fatTree) plan(tw *toward, t int) bool {
 func (ft *fatTree) upDown(tw *toward, s int) {
 	g := ft.g
 	if tw.anc[s] {
-		for n, i := range ft.down[s] {
-			if y := ft.downPeer[s][n]; tw.anc[y] && tw.hops[y] == tw.hops[s]-1 {
-				tw.cand, tw.usable = append(tw.cand, i), append(tw.usable, i != gone)
+		// the cables to a nearer child, in the child's slot order (its
+		// cables up to s, gone ones included), so that the cable a flow
+		// climbs by and the one it descends by match in position
+		for _, y := range ft.neighbours(int32(s), -1) {
+			if !tw.anc[y] || tw.hops[y] != tw.hops[s]-1 {
+				continue
+			}
+			for slot, i := range ft.up[y] {
+				if ft.upPeer[y][slot] != int32(s) {
+					continue
+				}
+				down := uint8(gone)
+				if i != gone {
+					down = uint8(int(g.rev[g.chOff[y]+int(i)]) - g.chOff[s])
+				}
+				tw.add(down, y)
 			}
 		}
 		return
 	}
-	for _, i := range ft.up[s] {
-		tw.cand = append(tw.cand, i)
-		tw.usable = append(tw.usable, i != gone && tw.hops[g.adj[s][i].Peer] == tw.hops[s]-1)
+	for slot, i := range ft.up[s] {
+		y := ft.upPeer[s][slot]
+		tw.add(i, y)
+		tw.usable[len(tw.usable)-1] = i != gone && tw.hops[y] == tw.hops[s]-1
 	}
+}
+
+// add appends candidate channel i (or gone) toward switch y, usable when
+// the cable is there.
+func (tw *toward) add(i uint8, y int32) {
+	tw.cand, tw.usable, tw.via = append(tw.cand, i), append(tw.usable, i != gone), append(tw.via, y)
 }
 
 // fill writes destination d's next hops in layer k of L: each switch takes
@@ -388,17 +493,48 @@ func (ft *fatTree) fill(tw *toward, tab []uint8, d, k, L int) {
 			continue
 		}
 		lo, hi := tw.candAt[s], tw.candAt[s+1]
-		c, ok := tw.cand[lo:hi], tw.usable[lo:hi]
+		c, ok, via := tw.cand[lo:hi], tw.usable[lo:hi], tw.via[lo:hi]
 		l := int(ft.level[s])
 		if tw.anc[s] {
 			l--
 		}
 		i := ft.position(j, l, k, L) % len(c)
-		for !ok[i] {
-			i = (i + 1) % len(c)
+		if !ok[i] {
+			i = ft.spare(ok, via, i, j, l, k)
 		}
 		tab[s] = c[i]
 	}
+}
+
+// spare chooses a usable candidate in place of candidate i, whose cable is
+// gone or leads no nearer: another cable to the same switch if there is
+// one (a lost parallel cable keeps its flows on their path), else one
+// chosen by the destination's digits above level l (its leaf, on two
+// levels) and the layer, so that the flows of a lost cable spread over the
+// others instead of doubling one.
+func (ft *fatTree) spare(ok []bool, via []int32, i, j, l, k int) int {
+	same, n := 0, 0
+	for x, u := range ok {
+		if u {
+			n++
+			if via[x] == via[i] {
+				same++
+			}
+		}
+	}
+	nth := (j/(ft.stride[l]*ft.period[l]) + k) % n
+	if same > 0 {
+		nth = i % same
+	}
+	for x, u := range ok {
+		if u && (same == 0 || via[x] == via[i]) {
+			if nth == 0 {
+				return x
+			}
+			nth--
+		}
+	}
+	return -1 // unreachable: plan leaves every switch a usable candidate
 }
 
 // routeFatTree fills every layer of r by the fat-tree construction when g
