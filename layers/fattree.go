@@ -11,8 +11,9 @@ import (
 // for shift all-to-all communication patterns", Concurrency and
 // Computation 22(2), 2010). A packet climbs only while its destination is
 // not below it, and the up-link it takes at level l follows digit l of
-// the destination's index j — ⌊j / (w_1 ⋯ w_{l−1})⌋ mod w_l, w_i being the
-// up-links per switch of level i — so the endpoints of one leaf leave it,
+// the destination's index j — ⌊j / (p_1 ⋯ p_{l−1})⌋ mod p_l, p_i being the
+// up-links per switch of level i (see fatTree.period for the exceptions)
+// — so the endpoints of one leaf leave it,
 // and reach it, over distinct cables, and every shift permutation over the
 // endpoints in index order crosses each cable at most once on a
 // non-blocking tree. Layer k rotates each digit within blocks of L
@@ -29,17 +30,19 @@ import (
 // endpoints, a switch's level is one more than its hop distance from the
 // nearest leaf, and the fabric is a fat tree when every cable joins
 // adjacent levels and, for every destination switch, the up/down route of
-// every switch is as short as its shortest path. Anything else — a Slim
-// Fly, a fat tree whose failed cable leaves some switch without an up/down
-// route of minimal length — is routed by the general algorithm.
+// every switch with endpoints is as short as its shortest path. Anything
+// else — a Slim Fly, a fat tree whose failed cables leave a switch with
+// endpoints without an up/down route of minimal length — is routed by the
+// general algorithm.
 
 // fatTree is the level structure of a fabric recognised as a fat tree.
 type fatTree struct {
 	g     *graph
 	level []int32 // 1 for leaves (switches with endpoints), then upwards
-	// up and down list each switch's channel indices toward the level
-	// above and below, ordered by the canonical key of the peer, then
-	// port, so that position i means the same plane at every switch
+	// up lays out each switch's up-links in slots (channel indices, gone
+	// for a missing cable) so that slot i means the same plane at every
+	// switch of a group of siblings (see orderChannels); down lists its
+	// channels down
 	up, down [][]uint8
 	upPeer   [][]int32 // the parent each slot of up is for
 	width    []int     // per level: the most up-links of a switch there
@@ -127,9 +130,6 @@ func (ft *fatTree) endpointsBelow() []int {
 			stack = stack[:len(stack)-1]
 			n += g.hosts[x]
 			for _, i := range ft.down[x] {
-				if i == gone {
-					continue
-				}
 				if y := g.adj[x][i].Peer; seen[y] != s {
 					seen[y] = s
 					stack = append(stack, int32(y))
@@ -288,7 +288,7 @@ func (ft *fatTree) layOut(group []int32, key []int) {
 	}
 }
 
-// gone marks a cable that is avoided in up and down.
+// gone marks the slot of a missing cable in up (and a candidate for it).
 const gone = hopNone
 
 // endpointRanks numbers the endpoints by HCA node, then port: the order a
