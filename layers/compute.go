@@ -44,6 +44,9 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	for k := 1; k < opts.Layers; k++ {
 		r.next[k] = make([]uint8, g.nEP*S)
 	}
+	if opts.MinLen == 0 && routeFatTree(g, r) {
+		return r, nil
+	}
 	load := make([]int64, g.chOff[S])
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
 	if opts.Layers > 1 {

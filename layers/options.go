@@ -37,6 +37,11 @@
 //     LIDs. A layer's groups are routed in fixed batches of two, one per
 //     core.
 //
+// Fat trees and folded Clos fabrics, recognised from the fabric itself,
+// get destination-based up/down layers after D-mod-K instead (fattree.go):
+// each layer carries every shift permutation at link load 1 on a
+// full-bisection tree.
+//
 // Differences from the reference: results depend only on the input and the
 // seed; switches and endpoints are unlimited (32-bit indices); parallel
 // cables are distinct channels, used by every layer; every cabled HCA port

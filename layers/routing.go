@@ -34,6 +34,8 @@ type Routing struct {
 	// share[d] is the endpoint whose layer-≥1 trees endpoint d shares (the
 	// first of its group), d itself when it has its own
 	share []int
+	// fatTree: routed by the fat-tree construction (see fattree.go)
+	fatTree bool
 }
 
 // LayerStats summarises one layer.
