@@ -27,18 +27,26 @@ type ceilings struct {
 }
 
 // resolveBounds applies layers.Compute's default to zero bounds: 2..3 hops
-// when the switch graph has diameter 2 (a Slim Fly), else per pair d..d+1.
+// when the switch graph was designed with diameter 2 (a Slim Fly, also
+// with a few cables or switches failed: layers.DesignShare), else per
+// pair d..d+1.
 func resolveBounds(b layers.Bounds, dist []uint8) layers.Bounds {
 	if b.PerPair || b.Min > 0 {
 		return b
 	}
-	diam := 0
+	diam, pairs, near := 0, 0, 0
 	for _, d := range dist {
-		if d != unreachable {
+		if d != unreachable && d > 0 {
 			diam = max(diam, int(d))
+			pairs++
+			if d <= 2 {
+				near++
+			}
 		}
 	}
-	if diam == 2 {
+	// the rule of layers.Compute: designed with diameter 2, also when
+	// failures leave a few pairs further apart
+	if diam == 2 || diam > 2 && float64(near) >= layers.DesignShare*float64(pairs) {
 		return layers.Bounds{Min: 2, Max: 3}
 	}
 	return layers.Bounds{PerPair: true}

@@ -8,6 +8,7 @@ import (
 
 	"slimroute/clos"
 	"slimroute/fabric"
+	"slimroute/internal/failures"
 	"slimroute/layers"
 	"slimroute/slimfly"
 )
@@ -277,6 +278,47 @@ func TestDefaultBoundsAreThoseOfLayers(t *testing.T) {
 		}
 		if c.bounds != r.Bounds {
 			t.Errorf("%d switches: bounds %v, layers routes with %v", len(f.SwitchView().IDs), c.bounds, r.Bounds)
+		}
+	}
+}
+
+// With no bounds given, the ceiling takes the bounds layers.Compute routes
+// with: 2..3 hops on a Slim Fly, intact or with cables or switches failed
+// (seeded draws on q = 5 and 7, up to 5 % of the cables and 2 switches),
+// per pair on a three-level fat tree.
+func TestCeilingBoundsAreTheRoutingsOnDamagedFabrics(t *testing.T) {
+	var fabrics []*fabric.Fabric
+	for _, q := range []int{5, 7} {
+		f, err := slimfly.Build(slimfly.Params{Q: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fabrics = append(fabrics, f)
+		n := len(failures.InterSwitch(f))
+		for seed := uint64(1); seed <= 20; seed++ {
+			g, err := failures.Draw(f, int(seed)%(n/20+1), int(seed)%3, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fabrics = append(fabrics, g)
+		}
+	}
+	ft, err := clos.Build(clos.Params{Levels: 3, Radix: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fabrics = append(fabrics, ft)
+	for i, f := range fabrics {
+		r, err := layers.Compute(f, layers.Options{Layers: 2, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := computeCeilings(f.SwitchView(), layers.Bounds{}, 4, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.bounds != r.Bounds {
+			t.Errorf("fabric %d: the ceiling takes bounds %v, the routing %v", i, c.bounds, r.Bounds)
 		}
 	}
 }
