@@ -35,6 +35,8 @@ type rerouter struct {
 	group []int32
 	sls   []uint8
 	chs   []int32
+	sib   []int32 // channels of the routes to the sibling LIDs (siblingChannels)
+	share []int32 // per port of the switch being repaired: channels shared with sib
 	// the path-SL rows of each switch's HCAs, the SLs they use before the
 	// repair, and the spare (SL, VL) pairs
 	slRows [][]*slRow
@@ -209,8 +211,10 @@ func (r *rerouter) push(s, d int32) {
 // routes passes b, so no loop can form) and sets the path SLs of b's
 // HCAs. The route must get increasing VLs under the kept SL2VL tables
 // (fitSLs); among the neighbours that give one it prefers the fewest
-// resulting hops, then keeping the previous SLs, then the channel with
-// the fewest LIDs routed over it, then the lowest port.
+// resulting hops, then keeping the previous SLs, then the route sharing
+// the fewest channels with b's routes to the destination's other LIDs
+// (its other layers: the pair keeps its disjoint paths), then the channel
+// with the fewest LIDs routed over it, then the lowest port.
 func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error {
 	load := r.loadOf(b)
 	cands := r.cands[:0]
@@ -223,7 +227,17 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	hops := func(p int32) int32 { return r.dist[r.m.nbr[b][p]] + 1 }
 	old := r.rows[b][lid]
 	// groups of candidates by resulting hops, fewest first; each group in
-	// (load, port) order
+	// (shared channels, hops, load, port) order. At a LID offset ≥ 1 (an
+	// almost-minimal layer) the first group also takes the routes one hop
+	// longer than the fewest, as the layer's own search would.
+	extra := int32(0)
+	if lid&(lft.LID(1)<<r.m.prev.LIDs().LMC()-1) != 0 {
+		extra = 1
+	}
+	r.siblingChannels(b, lid)
+	if len(r.share) < len(r.m.nbr[b]) {
+		r.share = make([]int32, len(r.m.nbr[b]))
+	}
 	group := r.group[:0]
 	for last := int32(-1); ; {
 		h := int32(1 << 30)
@@ -237,11 +251,19 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 		}
 		group = group[:0]
 		for _, p := range cands {
-			if hops(p) == h {
+			if hp := hops(p); hp >= h && hp <= h+extra {
 				group = append(group, p)
 			}
 		}
-		slices.SortFunc(group, func(x, y int32) int { return cmp.Or(cmp.Compare(load[x], load[y]), cmp.Compare(x, y)) })
+		for _, p := range group {
+			r.share[p] = 0
+			if len(group) > 1 {
+				r.share[p] = r.shared(b, p, lid)
+			}
+		}
+		slices.SortFunc(group, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(r.share[x], r.share[y]), cmp.Compare(hops(x), hops(y)), cmp.Compare(load[x], load[y]), cmp.Compare(x, y))
+		})
 		for _, keep := range []bool{true, false} {
 			for _, p := range group {
 				r.rows[b][lid] = uint8(p)
@@ -251,7 +273,7 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 				}
 			}
 		}
-		last = h
+		last, extra = h+extra, 0
 	}
 	r.group = group
 	slices.SortFunc(cands, func(x, y int32) int {
@@ -356,4 +378,45 @@ func (r *rerouter) loadOf(s int32) []int32 {
 		r.load[s] = l
 	}
 	return r.load[s]
+}
+
+// siblingChannels collects in r.sib the channels of b's routes to the
+// other LIDs of lid's port (the LID offsets under LMC: the other layers).
+func (r *rerouter) siblingChannels(b int32, lid lft.LID) {
+	r.sib = r.sib[:0]
+	mask := lft.LID(1)<<r.m.prev.LIDs().LMC() - 1
+	for l := lid &^ mask; l <= lid|mask; l++ {
+		if l != lid {
+			r.walk(b, l, func(ch int32) { r.sib = append(r.sib, ch) })
+		}
+	}
+}
+
+// shared counts the channels of b's route to lid over port p, as it would
+// be, that b's routes to the sibling LIDs use.
+func (r *rerouter) shared(b, p int32, lid lft.LID) int32 {
+	n := int32(0)
+	if slices.Contains(r.sib, channel(b, int(p))) {
+		n++
+	}
+	r.walk(r.m.nbr[b][p], lid, func(ch int32) {
+		if slices.Contains(r.sib, ch) {
+			n++
+		}
+	})
+	return n
+}
+
+// walk calls fn with each switch-to-switch channel of the route from
+// switch s to lid in the tables being built, as far as it leads (at most
+// one channel per switch).
+func (r *rerouter) walk(s int32, lid lft.LID, fn func(ch int32)) {
+	for i := 0; s >= 0 && i < len(r.m.switches); i++ {
+		p := int(r.rows[s][lid])
+		if p >= len(r.m.nbr[s]) || r.m.nbr[s][p] < 0 {
+			return
+		}
+		fn(channel(s, p))
+		s = r.m.nbr[s][p]
+	}
 }
