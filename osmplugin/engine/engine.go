@@ -102,6 +102,24 @@ func readSettings(path string) (pipeline.Config, []byte, error) {
 	return cfg, text, nil
 }
 
+// RecordLIDs returns f with the LIDs of lids recorded on its ports (LID
+// and LMC of each port's attributes): the subnet as the shim hands it
+// over once OpenSM has assigned them, for tests and tools that play
+// OpenSM's part.
+func RecordLIDs(f *fabric.Fabric, lids *lft.LIDs) (*fabric.Fabric, error) {
+	nodes := f.Nodes()
+	for _, p := range lids.Ports() {
+		n := &nodes[p.Port.Node]
+		if n.Attrs == nil {
+			n.Attrs = map[int]fabric.PortAttr{}
+		}
+		a := n.Attrs[p.Port.Port]
+		a.LID, a.LMC = uint16(p.Base), p.LMC
+		n.Attrs[p.Port.Port] = a
+	}
+	return fabric.New(nodes, f.Links())
+}
+
 // indexed fills the node index of st.
 func (st *State) indexed() *State {
 	f := st.tables.Fabric()

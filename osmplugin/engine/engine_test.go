@@ -28,17 +28,7 @@ func subnet(t *testing.T, lmc int) (*fabric.Fabric, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := f.Nodes()
-	for _, p := range lids.Ports() {
-		n := &nodes[p.Port.Node]
-		if n.Attrs == nil {
-			n.Attrs = map[int]fabric.PortAttr{}
-		}
-		a := n.Attrs[p.Port.Port]
-		a.LID, a.LMC = uint16(p.Base), p.LMC
-		n.Attrs[p.Port.Port] = a
-	}
-	g, err := fabric.New(nodes, f.Links())
+	g, err := RecordLIDs(f, lids)
 	if err != nil {
 		t.Fatal(err)
 	}

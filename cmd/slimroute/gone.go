@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// goneFilter reads route's files back onto a fabric that lost switches
+// since they were written: it drops the lines of switches the fabric lacks
+// (their tables) and the LFT entries of LIDs whose port it lacks or holds
+// uncabled (a gone switch's own LID, its HCAs), as the plugin does when it
+// carries its last routing over (package repair: a node matched by GUID,
+// or gone). Dropped lines read as blank lines, which every reader skips,
+// so an error still names the file's line. It knows of the layouts no more
+// than where a line names its switch: after " guid 0x" in an LFT block's
+// header, as the first field of path-SL and SL2VL lines, and the owner's
+// port after "portguid 0x" in an LFT entry.
+type goneFilter struct {
+	f       *fabric.Fabric
+	ports   map[fabric.GUID]bool // the LID-holding ports of f (switches, cabled HCA ports), by port GUID
+	tables  map[fabric.GUID]bool // switches with a table in the LFT file
+	gone    map[fabric.GUID]string
+	lids    map[lft.LID]bool // LIDs dropped with their ports
+	skip    bool             // inside the LFT block of a gone switch
+	lastSLs lft.LID          // path SLs past this DLID are dropped (0: none)
+}
+
+func newGoneFilter(f *fabric.Fabric) *goneFilter {
+	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, tables: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[lft.LID]bool{}}
+	for i := range f.NumNodes() {
+		id := fabric.NodeID(i)
+		if f.Kind(id) == fabric.Switch {
+			g.ports[f.GUID(id)] = true
+			continue
+		}
+		for p := 1; p <= f.Ports(id); p++ {
+			if _, cabled := f.Peer(fabric.PortRef{Node: id, Port: p}); cabled {
+				g.ports[f.PortGUID(fabric.PortRef{Node: id, Port: p})] = true
+			}
+		}
+	}
+	return g
+}
+
+// isSwitch says whether f has a switch with node GUID guid.
+func (g *goneFilter) isSwitch(guid fabric.GUID) bool {
+	id, ok := g.f.NodeByGUID(guid)
+	return ok && g.f.Kind(id) == fabric.Switch
+}
+
+// lftLine filters a line of an LFT listing.
+func (g *goneFilter) lftLine(line []byte) []byte {
+	if i := bytes.Index(line, []byte(" guid 0x")); i >= 0 && bytes.HasPrefix(bytes.TrimSpace(line), []byte("Unicast lids")) {
+		guid, ok := guidAt(line[i+len(" guid "):])
+		g.skip = ok && !g.isSwitch(guid)
+		if ok {
+			g.tables[guid] = true
+		}
+		if g.skip {
+			g.gone[guid] = headerName(line)
+		}
+	}
+	if g.skip {
+		return nil
+	}
+	if i := bytes.Index(line, []byte("portguid 0x")); i >= 0 {
+		if guid, ok := guidAt(line[i+len("portguid "):]); ok && !g.ports[guid] {
+			if lid, err := strconv.ParseUint(string(bytes.Fields(line)[0]), 0, 16); err == nil {
+				g.lids[lft.LID(lid)] = true
+			}
+			return nil
+		}
+	}
+	return line
+}
+
+// switchLine filters a path-SL or SL2VL line: one whose first field is a
+// switch GUID f lacks is dropped. Path SLs past lastSLs are cut off.
+func (g *goneFilter) switchLine(line []byte) []byte {
+	fs := bytes.Fields(line)
+	if len(fs) == 0 || !bytes.HasPrefix(fs[0], []byte("0x")) {
+		return line
+	}
+	if guid, ok := guidAt(fs[0]); ok && !g.isSwitch(guid) {
+		return nil
+	}
+	if g.lastSLs > 0 && len(fs) == 3 {
+		first, err := strconv.ParseUint(string(fs[1]), 0, 16)
+		if n := int(g.lastSLs) - int(first) + 1; err == nil && n > 0 && n < len(fs[2]) {
+			return line[:bytes.LastIndex(line, fs[2])+n]
+		}
+	}
+	return line
+}
+
+// guidAt parses the GUID "0x…" at the start of b.
+func guidAt(b []byte) (fabric.GUID, bool) {
+	end := bytes.IndexFunc(b, func(r rune) bool {
+		return !(r == 'x' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'f') || ('A' <= r && r <= 'F'))
+	})
+	if end < 0 {
+		end = len(b)
+	}
+	guid, err := fabric.ParseGUID(string(b[:end]))
+	return guid, err == nil
+}
+
+// headerName is the switch name in an LFT header's "('name')", or "".
+func headerName(line []byte) string {
+	i, j := bytes.Index(line, []byte("('")), bytes.LastIndex(line, []byte("')"))
+	if i < 0 || j < i+2 {
+		return ""
+	}
+	return string(line[i+2 : j])
+}
+
+// goneSwitches lists the switches whose tables were dropped, as "name
+// (GUID)", in GUID order.
+func (g *goneFilter) goneSwitches() []string {
+	var guids []fabric.GUID
+	for guid := range g.gone {
+		guids = append(guids, guid)
+	}
+	slices.Sort(guids)
+	var out []string
+	for _, guid := range guids {
+		out = append(out, fmt.Sprintf("%s (%s)", g.gone[guid], guid))
+	}
+	return out
+}
+
+// newSwitch says why the previous files cannot be repaired onto f when f
+// has a switch they hold no table for, or "".
+func (g *goneFilter) newSwitch() string {
+	for _, id := range g.f.IDsOf(fabric.Switch) {
+		if !g.tables[g.f.GUID(id)] {
+			return fmt.Sprintf("switch %s (%s) is new: the previous routing has no table for it, and a repair only takes switches and cables away", g.f.Name(id), g.f.GUID(id))
+		}
+	}
+	return ""
+}
+
+// lineFilter passes the lines of r through keep, which returns the line
+// (without its newline) to pass on, or nil to drop it: a blank line takes
+// its place.
+type lineFilter struct {
+	r       *bufio.Reader
+	keep    func([]byte) []byte
+	out     []byte // what Read hands out next
+	scratch []byte // a line keep shortened, with its newline
+	err     error
+}
+
+func filterLines(r io.Reader, keep func([]byte) []byte) io.Reader {
+	return &lineFilter{r: bufio.NewReaderSize(r, 1<<20), keep: keep}
+}
+
+func (lf *lineFilter) Read(p []byte) (int, error) {
+	for len(lf.out) == 0 {
+		if lf.err != nil {
+			return 0, lf.err
+		}
+		line, err := lf.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			rest, err2 := lf.r.ReadBytes('\n')
+			line, err = append(slices.Clone(line), rest...), err2
+		}
+		lf.err = err
+		body, nl := bytes.CutSuffix(line, []byte("\n"))
+		kept := lf.keep(body)
+		if len(kept) == len(body) {
+			lf.out = line // valid until the next ReadSlice, after it is handed out
+			continue
+		}
+		lf.scratch = append(lf.scratch[:0], kept...)
+		if nl {
+			lf.scratch = append(lf.scratch, '\n')
+		}
+		lf.out = lf.scratch
+	}
+	n := copy(p, lf.out)
+	lf.out = lf.out[n:]
+	return n, nil
+}
