@@ -28,12 +28,19 @@ type goneFilter struct {
 	tables  map[fabric.GUID]bool // switches with a table in the LFT file
 	gone    map[fabric.GUID]string
 	lids    map[lft.LID]bool // LIDs dropped with their ports
+	owner   []uint8          // per LID: ownerKept, ownerGone or 0 (not seen yet)
 	skip    bool             // inside the LFT block of a gone switch
 	lastSLs lft.LID          // path SLs past this DLID are dropped (0: none)
 }
 
+// A LID's owner is kept (a port f holds) or gone.
+const (
+	ownerKept = 1 + iota
+	ownerGone
+)
+
 func newGoneFilter(f *fabric.Fabric) *goneFilter {
-	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, tables: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[lft.LID]bool{}}
+	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, tables: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[lft.LID]bool{}, owner: make([]uint8, lft.MaxUnicastLID+1)}
 	for i := range f.NumNodes() {
 		id := fabric.NodeID(i)
 		if f.Kind(id) == fabric.Switch {
@@ -57,29 +64,69 @@ func (g *goneFilter) isSwitch(guid fabric.GUID) bool {
 
 // lftLine filters a line of an LFT listing.
 func (g *goneFilter) lftLine(line []byte) []byte {
-	if i := bytes.Index(line, []byte(" guid 0x")); i >= 0 && bytes.HasPrefix(bytes.TrimSpace(line), []byte("Unicast lids")) {
-		guid, ok := guidAt(line[i+len(" guid "):])
-		g.skip = ok && !g.isSwitch(guid)
-		if ok {
-			g.tables[guid] = true
-		}
-		if g.skip {
-			g.gone[guid] = headerName(line)
-		}
+	trimmed := bytes.TrimLeft(line, " \t")
+	if bytes.HasPrefix(trimmed, []byte("Unicast lids")) {
+		g.header(line)
 	}
 	if g.skip {
 		return nil
 	}
-	if i := bytes.Index(line, []byte("portguid 0x")); i >= 0 {
-		if guid, ok := guidAt(line[i+len("portguid "):]); ok && !g.ports[guid] {
-			if lid, err := strconv.ParseUint(string(bytes.Fields(line)[0]), 0, 16); err == nil {
-				g.lids[lft.LID(lid)] = true
-			}
-			return nil
-		}
+	lid, ok := entryLID(trimmed)
+	if !ok {
+		return line
 	}
-	return line
+	// a LID's owner is the same in every table: look it up once
+	switch g.owner[lid] {
+	case ownerKept:
+		return line
+	case ownerGone:
+		return nil
+	}
+	i := bytes.Index(line, []byte("portguid 0x"))
+	if i < 0 {
+		return line // names no owner; another entry will
+	}
+	guid, ok := guidAt(line[i+len("portguid "):])
+	if !ok || g.ports[guid] {
+		g.owner[lid] = ownerKept
+		return line
+	}
+	g.owner[lid] = ownerGone
+	g.lids[lid] = true
+	return nil
 }
+
+// header notes the switch an LFT block's header names, and whether f
+// lacks it.
+func (g *goneFilter) header(line []byte) {
+	i := bytes.Index(line, []byte(" guid 0x"))
+	if i < 0 {
+		return
+	}
+	guid, ok := guidAt(line[i+len(" guid "):])
+	g.skip = ok && !g.isSwitch(guid)
+	if ok {
+		g.tables[guid] = true
+	}
+	if g.skip {
+		g.gone[guid] = headerName(line)
+	}
+}
+
+// entryLID reads the LID "0x<hex>" an LFT entry starts with.
+func entryLID(line []byte) (lft.LID, bool) {
+	if !bytes.HasPrefix(line, []byte("0x")) {
+		return 0, false
+	}
+	end := 2
+	for end < len(line) && end < 8 && isHex(line[end]) {
+		end++
+	}
+	lid, err := strconv.ParseUint(string(line[2:end]), 16, 16)
+	return lft.LID(lid), err == nil && lid > 0 && lid <= uint64(lft.MaxUnicastLID)
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // switchLine filters a path-SL or SL2VL line: one whose first field is a
 // switch GUID f lacks is dropped. Path SLs past lastSLs are cut off.
@@ -163,9 +210,23 @@ func filterLines(r io.Reader, keep func([]byte) []byte) io.Reader {
 }
 
 func (lf *lineFilter) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && (len(lf.out) > 0 || lf.next()) {
+		c := copy(p[n:], lf.out)
+		lf.out = lf.out[c:]
+		n += c
+	}
+	if n == 0 {
+		return 0, lf.err
+	}
+	return n, nil
+}
+
+// next filters the next line into out; false at the end or an error.
+func (lf *lineFilter) next() bool {
 	for len(lf.out) == 0 {
 		if lf.err != nil {
-			return 0, lf.err
+			return false
 		}
 		line, err := lf.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -176,7 +237,7 @@ func (lf *lineFilter) Read(p []byte) (int, error) {
 		body, nl := bytes.CutSuffix(line, []byte("\n"))
 		kept := lf.keep(body)
 		if len(kept) == len(body) {
-			lf.out = line // valid until the next ReadSlice, after it is handed out
+			lf.out = line // valid until the next ReadSlice, after it is copied out
 			continue
 		}
 		lf.scratch = append(lf.scratch[:0], kept...)
@@ -185,7 +246,5 @@ func (lf *lineFilter) Read(p []byte) (int, error) {
 		}
 		lf.out = lf.scratch
 	}
-	n := copy(p, lf.out)
-	lf.out = lf.out[n:]
-	return n, nil
+	return true
 }
