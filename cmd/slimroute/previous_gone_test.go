@@ -57,7 +57,7 @@ const settingsText = "layers = 4\ndeadlock = \"auto\"\nvls = 4\nseed = 1\n"
 // switch the previous routing lacks is recomputed in full, and the
 // command says which switch is new.
 func TestRoutePreviousRepairsRemovedSwitches(t *testing.T) {
-	for _, c := range []struct{ q, cases, maxGone int }{{5, 12, 1}, {7, 6, 2}} {
+	for _, c := range []struct{ q, cases, maxGone int }{{5, 24, 1}, {7, 6, 2}} {
 		t.Run(fmt.Sprintf("q=%d", c.q), func(t *testing.T) {
 			dir := t.TempDir()
 			sf, err := slimfly.Build(slimfly.Params{Q: c.q})
