@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -313,6 +314,51 @@ func samePlugin(t *testing.T, name string, f *fabric.Fabric, got *lft.Tables, pl
 		for dlid := lft.LID(1); dlid <= got.LIDs().Top(); dlid++ {
 			if a, b := got.PathSL(src.Port, dlid), plugin.PathSL(src.Base, dlid); a != b {
 				t.Fatalf("%s: path SL %s -> 0x%04x: %d, the plugin's %d", name, f.PortString(src.Port), dlid, a, b)
+			}
+		}
+	}
+}
+
+// TestRoutePreviousDoesNotDependOnTheCores: with two switches gone, the
+// files route --previous writes are the same bytes at GOMAXPROCS 1, 2
+// and 8 (its printout holds the repair's wall time).
+func TestRoutePreviousDoesNotDependOnTheCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	dir := t.TempDir()
+	sf, err := slimfly.Build(slimfly.Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prevDir := filepath.Join(dir, "prev")
+	if _, err := runApp(t, append(append([]string{"route", "--fabric", writeFabric(t, dir, "intact.json", sf)}, routeArgs...), "-o", prevDir)...); err != nil {
+		t.Fatal(err)
+	}
+	damaged, err := failures.Draw(sf, 0, 2, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damagedFile := writeFabric(t, dir, "damaged.json", damaged)
+	var first map[string][]byte
+	for _, procs := range []int{1, 2, 8} {
+		runtime.GOMAXPROCS(procs)
+		outDir := filepath.Join(dir, fmt.Sprint("repaired-", procs))
+		out, err := runApp(t, append(append([]string{"route", "--fabric", damagedFile}, routeArgs...), "--previous", prevDir, "-o", outDir)...)
+		if err != nil || !strings.Contains(out, "repaired the routing") {
+			t.Fatalf("GOMAXPROCS %d: no repair (%v):\n%s", procs, err, out)
+		}
+		got := map[string][]byte{}
+		for _, name := range []string{"opensm-lfts.txt", "guid2lid", "path-sl.txt", "sl2vl.txt", "summary.json"} {
+			if got[name], err = os.ReadFile(filepath.Join(outDir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if first == nil {
+			first = got
+			continue
+		}
+		for name, b := range first {
+			if !bytes.Equal(got[name], b) {
+				t.Errorf("%s differs at GOMAXPROCS %d from GOMAXPROCS 1", name, procs)
 			}
 		}
 	}
