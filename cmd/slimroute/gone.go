@@ -30,7 +30,7 @@ type goneFilter struct {
 	lids    map[lft.LID]bool // LIDs dropped with their ports
 	owner   []uint8          // per LID: ownerKept, ownerGone or 0 (not seen yet)
 	skip    bool             // inside the LFT block of a gone switch
-	lastSLs lft.LID          // path SLs past this DLID are dropped (0: none)
+	lastSLs lft.LID          // the top LID the LFTs kept: path SLs past it are dropped
 }
 
 // A LID's owner is kept (a port f holds) or gone.
@@ -128,8 +128,8 @@ func entryLID(line []byte) (lft.LID, bool) {
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
-// switchLine filters a path-SL or SL2VL line: one whose first field is a
-// switch GUID f lacks is dropped. Path SLs past lastSLs are cut off.
+// switchLine filters an SL2VL (or path-SL) line: one whose first field is
+// a switch GUID f lacks is dropped.
 func (g *goneFilter) switchLine(line []byte) []byte {
 	fs := bytes.Fields(line)
 	if len(fs) == 0 || !bytes.HasPrefix(fs[0], []byte("0x")) {
@@ -138,20 +138,28 @@ func (g *goneFilter) switchLine(line []byte) []byte {
 	if guid, ok := guidAt(fs[0]); ok && !g.isSwitch(guid) {
 		return nil
 	}
-	if g.lastSLs > 0 && len(fs) == 3 {
-		first, err := strconv.ParseUint(string(fs[1]), 0, 16)
-		if n := int(g.lastSLs) - int(first) + 1; err == nil && n > 0 && n < len(fs[2]) {
-			return line[:bytes.LastIndex(line, fs[2])+n]
-		}
+	return line
+}
+
+// pathSLLine filters a path-SL line "<switch GUID> 0x<first DLID> <SLs>"
+// as switchLine does, and cuts its SLs off after DLID lastSLs: the LIDs
+// past it went with their ports.
+func (g *goneFilter) pathSLLine(line []byte) []byte {
+	line = g.switchLine(line)
+	fs := bytes.Fields(line)
+	if len(fs) != 3 || !bytes.HasPrefix(fs[0], []byte("0x")) {
+		return line
+	}
+	first, err := strconv.ParseUint(string(fs[1]), 0, 16)
+	if n := int(g.lastSLs) - int(first) + 1; err == nil && n > 0 && n < len(fs[2]) {
+		return line[:bytes.LastIndex(line, fs[2])+n]
 	}
 	return line
 }
 
 // guidAt parses the GUID "0x…" at the start of b.
 func guidAt(b []byte) (fabric.GUID, bool) {
-	end := bytes.IndexFunc(b, func(r rune) bool {
-		return !(r == 'x' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'f') || ('A' <= r && r <= 'F'))
-	})
+	end := bytes.IndexFunc(b, func(r rune) bool { return r > 0x7f || !(r == 'x' || isHex(byte(r))) })
 	if end < 0 {
 		end = len(b)
 	}

@@ -112,7 +112,7 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *goneFilter, error
 		read func(io.Reader, string) (*lft.Tables, error)
 	}{
 		{"opensm-lfts.txt", g.lftLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadOpenSMLFTs(r, p, f) }},
-		{"path-sl.txt", g.switchLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadPathSL(r, p, t) }},
+		{"path-sl.txt", g.pathSLLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadPathSL(r, p, t) }},
 		{"sl2vl.txt", g.switchLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadSL2VL(r, p, t) }},
 	} {
 		path := filepath.Join(dir, step.name)
