@@ -33,8 +33,8 @@ import (
 // from the switches at the cable's ends and three others equal ours (all
 // 98 switches take minutes; TestPluginProgramsOurRouting reads them all),
 // at most 4 VLs are in use, and our verifier finds OpenSM's dump with our
-// SLs and SL2VL deadlock-free. With every cable back, ibroute prints what it
-// printed before the first one failed, byte for byte.
+// SLs and SL2VL deadlock-free. With every cable back, every switch's LFT
+// as ibroute reads it holds the bytes it held before the first one failed.
 func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 	ibsimtest.Require(t, "opensm", "ibroute", "smpquery")
 	begin := time.Now()
