@@ -167,15 +167,16 @@ func checkTracert(t *testing.T, sim *ibsimtest.Sim, rt *routed, n int) {
 	}
 }
 
-// checkIBRoute reads every switch's table with ibroute and requires it to
-// equal the routing's.
-func checkIBRoute(t *testing.T, sim *ibsimtest.Sim, rt *routed) {
+// checkIBRoute reads every switch's table with ibroute, requires it to
+// equal the routing's, and returns ibroute's output.
+func checkIBRoute(t *testing.T, sim *ibsimtest.Sim, rt *routed) string {
 	t.Helper()
 	var all bytes.Buffer
 	for _, sw := range rt.tab.Switches() {
 		own, _ := rt.tab.LIDs().Of(fabric.PortRef{Node: sw})
 		all.WriteString(sim.Run(t, time.Minute, "ibroute", fmt.Sprint(own.Base)))
 	}
+	text := all.String()
 	programmed, err := lft.ReadIBRoute(&all, "ibroute", rt.f)
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +184,7 @@ func checkIBRoute(t *testing.T, sim *ibsimtest.Sim, rt *routed) {
 	if d := lft.DiffLFTs(rt.tab, programmed, 10); len(d) > 0 {
 		t.Fatalf("ibroute differs from our tables:\n%s", strings.Join(d, "\n"))
 	}
+	return text
 }
 
 // verifyDump runs our verifier on the LFT dump OpenSM wrote in dir, with
@@ -190,15 +192,8 @@ func checkIBRoute(t *testing.T, sim *ibsimtest.Sim, rt *routed) {
 // own), read from text the way `slimroute verify` reads them.
 func verifyDump(t *testing.T, rt *routed, dir, sl2vl string) *verify.Report {
 	t.Helper()
-	fh, err := os.Open(filepath.Join(dir, "opensm-lfts.dump"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	theirs, err := lft.ReadOpenSMLFTs(fh, "opensm-lfts.dump", rt.f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	theirs := readDump(t, rt, dir)
+	var err error
 	var psl, vls bytes.Buffer
 	if err := lft.WritePathSL(&psl, rt.tab, 2); err != nil {
 		t.Fatal(err)
@@ -221,4 +216,19 @@ func verifyDump(t *testing.T, rt *routed, dir, sl2vl string) *verify.Report {
 		t.Fatalf("cycle in OpenSM's tables: %s", rep.CycleString())
 	}
 	return rep
+}
+
+// readDump reads the LFT dump OpenSM wrote into dir onto rt's fabric.
+func readDump(t *testing.T, rt *routed, dir string) *lft.Tables {
+	t.Helper()
+	fh, err := os.Open(filepath.Join(dir, "opensm-lfts.dump"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	tab, err := lft.ReadOpenSMLFTs(fh, "opensm-lfts.dump", rt.f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
 }

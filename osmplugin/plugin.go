@@ -14,7 +14,8 @@
 // tables into new_lft and answers path_sl and update_sl2vl from the
 // result. After a small change (a few cables or switches gone, LIDs as
 // before) the last routing is repaired instead of recomputed, unless the
-// settings say repair = false. A failed computation leaves OpenSM to the
+// settings say repair = false or the settings file changed since (edit it
+// and SIGHUP OpenSM to force a recompute). A failed computation leaves OpenSM to the
 // next engine of its routing_engine list, which then answers path records
 // itself (see docs/opensm-plugin.md for a deadlock-free choice).
 package main

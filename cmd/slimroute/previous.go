@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -52,6 +53,11 @@ type repairCounts struct {
 	PathSLs  int      `json:"path_sls_changed"`
 	Escaped  int      `json:"paths_on_spare_sl"`
 	Spares   []string `json:"spare_sl2vl,omitempty"`
+
+	// SwitchesGone are the switches of the previous routing the fabric
+	// lacks: their tables are dropped, the routes that crossed them
+	// repaired
+	SwitchesGone []string `json:"switches_gone,omitempty"`
 }
 
 // routeFromPrevious repairs the routing route wrote into prevDir for the
@@ -63,7 +69,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, fmt.Sprintf(format, args...))
 		return false, nil
 	}
-	prev, err := readPrevious(prevDir, f)
+	prev, gone, err := readPrevious(prevDir, f)
 	if err != nil {
 		return refuse("%v", err)
 	}
@@ -71,6 +77,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 	if err != nil {
 		return refuse("%v", err)
 	}
+	st.GoneLIDs += len(gone.lids)
 	rep, err := verify.Check(tab, cfg.Workers)
 	if err != nil {
 		return refuse("the repaired tables fail the verifier: %v", err)
@@ -80,42 +87,50 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 	}
 	sum := &repairSummary{Previous: prevDir, Verify: rep, Repair: repairCounts{
 		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, GoneLIDs: st.GoneLIDs,
-		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped}}
+		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, SwitchesGone: gone.goneSwitches()}}
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
 	if err := writeTables(outDir, tab, sum); err != nil {
 		return false, err
 	}
-	printRepair(out, prevDir, outDir, st, rep, sum.Files)
+	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files)
 	return true, nil
 }
 
 // readPrevious reads the LFTs, path SLs and SL2VL tables route wrote into
 // dir onto fabric f. Entries that name ports whose cables are gone read as
-// they are; the repair finds them.
-func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, error) {
+// they are; the repair finds them. The tables of switches f lacks and the
+// LIDs of ports f lacks are dropped as they are read (see goneFilter),
+// which the returned filter tells of.
+func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *goneFilter, error) {
 	var t *lft.Tables
+	g := newGoneFilter(f)
 	for _, step := range []struct {
 		name string
+		keep func([]byte) []byte
 		read func(io.Reader, string) (*lft.Tables, error)
 	}{
-		{"opensm-lfts.txt", func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadOpenSMLFTs(r, p, f) }},
-		{"path-sl.txt", func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadPathSL(r, p, t) }},
-		{"sl2vl.txt", func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadSL2VL(r, p, t) }},
+		{"opensm-lfts.txt", g.lftLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadOpenSMLFTs(r, p, f) }},
+		{"path-sl.txt", g.pathSLLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadPathSL(r, p, t) }},
+		{"sl2vl.txt", g.switchLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadSL2VL(r, p, t) }},
 	} {
 		path := filepath.Join(dir, step.name)
 		file, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return nil, g, err
 		}
-		t, err = step.read(file, path)
+		t, err = step.read(filterLines(file, step.keep), path)
 		file.Close()
-		if err != nil {
-			return nil, err
+		if why := g.newSwitch(); err != nil && why != "" {
+			return nil, g, errors.New(why)
 		}
+		if err != nil {
+			return nil, g, err
+		}
+		g.lastSLs = t.LIDs().Top()
 	}
-	return t, nil
+	return t, g, nil
 }
 
 // writeTables writes the forwarding-state files of tab and summary.json
@@ -153,8 +168,11 @@ func writeSet(dir string, files []tableFile, summary any) error {
 }
 
 // printRepair says what the repair changed and why, for people.
-func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, rep *verify.Report, files []string) {
+func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []string, rep *verify.Report, files []string) {
 	fmt.Fprintf(out, "repaired the routing in %s for this fabric in %.1f ms instead of recomputing it:\n", prevDir, float64(st.Time.Microseconds())/1000)
+	if len(gone) > 0 {
+		fmt.Fprintf(out, "  switches of the previous routing the fabric lacks (%d): %s; their tables are dropped, the routes that crossed them repaired\n", len(gone), strings.Join(gone, ", "))
+	}
 	fmt.Fprintf(out, "  %d destination LIDs had routes over a cable or switch that is gone; %d LFT entries (switch, LID) led over it, %d of them now name another port; every other entry is as before\n", st.LIDs, st.Crossed, st.Changed)
 	if st.GoneLIDs > 0 {
 		fmt.Fprintf(out, "  %d LIDs are gone with their ports (an HCA lost its cable or switch); no switch forwards them any more\n", st.GoneLIDs)

@@ -30,6 +30,9 @@ type State struct {
 	assign *deadlock.Assignment
 	spares map[uint8]uint8
 	nodes  map[fabric.GUID]fabric.NodeID
+	// settings is the settings file's text this state was routed with:
+	// a sweep that finds it changed recomputes in full (see Compute)
+	settings []byte
 	// summary is the line OpenSM logs: what was computed or repaired,
 	// and why a repair was not used
 	summary string
@@ -39,22 +42,14 @@ type State struct {
 // with the settings in the TOML file cfgPath ("" for the defaults) on up
 // to workers goroutines. With the last state and a small change (a few
 // cables or switches gone, LIDs as before; settings key repair, default
-// true) it repairs the last routing instead (see repairLast).
+// true) it repairs the last routing instead (see repairLast), unless the
+// settings file's text differs from the last state's: editing it (a
+// comment will do) and sending OpenSM SIGHUP, which starts a heavy sweep,
+// is how an operator forces a full recompute.
 func Compute(js []byte, cfgPath string, workers int, last *State) (*State, error) {
-	cfg := pipeline.Config{LMC: -1, Deadlock: "auto"}
-	if cfgPath != "" {
-		fh, err := os.Open(cfgPath)
-		if err != nil {
-			return nil, fmt.Errorf("reading the plugin settings: %w", err)
-		}
-		cfg, err = pipeline.ParseConfig(fh, cfgPath)
-		fh.Close()
-		if err != nil {
-			return nil, err
-		}
-		if cfg.Deadlock == "" {
-			cfg.Deadlock = "auto" // a failing cable must not push OpenSM off the plugin
-		}
+	cfg, settings, err := readSettings(cfgPath)
+	if err != nil {
+		return nil, err
 	}
 	f, err := fabric.ReadJSON(bytes.NewReader(js), "OpenSM subnet")
 	if err == nil {
@@ -67,7 +62,11 @@ func Compute(js []byte, cfgPath string, workers int, last *State) (*State, error
 	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
 	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
 	why := ""
-	if last != nil && (cfg.Repair == nil || *cfg.Repair) {
+	switch {
+	case last == nil || (cfg.Repair != nil && !*cfg.Repair):
+	case !bytes.Equal(last.settings, settings):
+		why = fmt.Sprintf("the settings file %s changed since the last routing; recomputing in full; ", cfgPath)
+	default:
 		st, text, ok := repairLast(last, f, cfg)
 		if ok {
 			return st.indexed(), nil
@@ -78,8 +77,47 @@ func Compute(js []byte, cfgPath string, workers int, last *State) (*State, error
 	if err != nil {
 		return nil, inSettingsTerms(fmt.Errorf("%s%w", why, err))
 	}
-	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, summary: why + Summary(res)}
+	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res)}
 	return st.indexed(), nil
+}
+
+// readSettings reads the plugin's settings file ("" for the defaults) and
+// returns them with the file's text.
+func readSettings(path string) (pipeline.Config, []byte, error) {
+	cfg := pipeline.Config{LMC: -1, Deadlock: "auto"}
+	if path == "" {
+		return cfg, nil, nil
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("reading the plugin settings: %w", err)
+	}
+	cfg, err = pipeline.ParseConfig(bytes.NewReader(text), path)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if cfg.Deadlock == "" {
+		cfg.Deadlock = "auto" // a failing cable must not push OpenSM off the plugin
+	}
+	return cfg, text, nil
+}
+
+// RecordLIDs returns f with the LIDs of lids recorded on its ports (LID
+// and LMC of each port's attributes): the subnet as the shim hands it
+// over once OpenSM has assigned them, for tests and tools that play
+// OpenSM's part.
+func RecordLIDs(f *fabric.Fabric, lids *lft.LIDs) (*fabric.Fabric, error) {
+	nodes := f.Nodes()
+	for _, p := range lids.Ports() {
+		n := &nodes[p.Port.Node]
+		if n.Attrs == nil {
+			n.Attrs = map[int]fabric.PortAttr{}
+		}
+		a := n.Attrs[p.Port.Port]
+		a.LID, a.LMC = uint16(p.Base), p.LMC
+		n.Attrs[p.Port.Port] = a
+	}
+	return fabric.New(nodes, f.Links())
 }
 
 // indexed fills the node index of st.

@@ -2,12 +2,15 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"slimroute/fabric"
+	"slimroute/internal/failures"
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
@@ -25,17 +28,7 @@ func subnet(t *testing.T, lmc int) (*fabric.Fabric, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := f.Nodes()
-	for _, p := range lids.Ports() {
-		n := &nodes[p.Port.Node]
-		if n.Attrs == nil {
-			n.Attrs = map[int]fabric.PortAttr{}
-		}
-		a := n.Attrs[p.Port.Port]
-		a.LID, a.LMC = uint16(p.Base), p.LMC
-		n.Attrs[p.Port.Port] = a
-	}
-	g, err := fabric.New(nodes, f.Links())
+	g, err := RecordLIDs(f, lids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,5 +218,89 @@ func TestPluginRepairsAfterACableFails(t *testing.T) {
 		if !bytes.Equal(x, y) {
 			t.Fatalf("%s: with the cable back the tables are not the intact ones", f.Name(id))
 		}
+	}
+}
+
+// TestPluginRecomputesWhenTheSettingsChange drives the plugin through a
+// seeded run of sweeps, each of which may edit the settings file (a
+// comment, or another seed) and fail a cable. The plugin must recompute in
+// full exactly when the file's text changed — SIGHUP starts such a sweep,
+// so that is how an operator forces a recompute — and say so, with tables
+// that are then the pipeline's for the new settings; otherwise it repairs
+// (or recomputes for a reason of the repair's own, never the settings).
+func TestPluginRecomputesWhenTheSettingsChange(t *testing.T) {
+	intact, _ := subnet(t, 2)
+	var bySettings, repairs, others int
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 0x5e77))
+		text, routeSeed := "vls = 4\nseed = 1\n", 1
+		path := settings(t, text)
+		f := intact
+		var last *State
+		for sweep := 0; sweep < 8; sweep++ {
+			edited := false
+			switch rng.IntN(3) {
+			case 0:
+				text += fmt.Sprintf("# recompute %d\n", sweep)
+				edited = true
+			case 1:
+				routeSeed = 1 + rng.IntN(3)
+				next := fmt.Sprintf("vls = 4\nseed = %d\n", routeSeed)
+				edited = next != text
+				text = next
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if rng.IntN(2) == 0 && len(failures.InterSwitch(f)) > 0 {
+				inter := failures.InterSwitch(f)
+				g, err := f.Without(nil, []int{inter[rng.IntN(len(inter))]})
+				if err == nil && len(g.SwitchView().Components()) == 1 {
+					f = g
+				}
+			}
+			var js bytes.Buffer
+			if err := fabric.WriteJSON(&js, f); err != nil {
+				t.Fatal(err)
+			}
+			st, err := Compute(js.Bytes(), path, 2, last)
+			if err != nil {
+				t.Fatalf("seed %d sweep %d: %v", seed, sweep, err)
+			}
+			said := strings.Contains(st.Summary(), "settings file "+path+" changed since the last routing; recomputing in full")
+			repaired := strings.Contains(st.Summary(), "repaired the last routing")
+			switch {
+			case last != nil && edited != said:
+				t.Fatalf("seed %d sweep %d: settings edited %v, but the log line says %q", seed, sweep, edited, st.Summary())
+			case said && repaired:
+				t.Fatalf("seed %d sweep %d: the settings changed, yet the plugin repaired: %s", seed, sweep, st.Summary())
+			case last != nil && !edited && !repaired && !strings.Contains(st.Summary(), "recomputing in full"):
+				t.Fatalf("seed %d sweep %d: neither a repair nor a reason to recompute: %s", seed, sweep, st.Summary())
+			}
+			switch {
+			case said:
+				bySettings++
+			case repaired:
+				repairs++
+			case last != nil:
+				others++
+			}
+			if !repaired {
+				want, err := pipeline.Run(f, pipeline.Config{Deadlock: "auto", VLs: 4, Seed: uint64(routeSeed), LIDsFromFabric: true, Workers: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, sw := range want.Tables.Switches() {
+					if got, _ := st.LFT(f.GUID(sw)); !bytes.Equal(got, want.Tables.LFT(sw)) {
+						t.Fatalf("seed %d sweep %d: %s: the recomputed table is not the pipeline's with seed %d", seed, sweep, f.Name(sw), routeSeed)
+					}
+				}
+			}
+			last = st
+		}
+	}
+	t.Logf("%d recomputes for a changed settings file, %d repairs, %d recomputes the repair asked for", bySettings, repairs, others)
+	if bySettings == 0 || repairs == 0 {
+		t.Fatal("the run of sweeps did not exercise both outcomes")
 	}
 }

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// goneFilter reads route's files back onto a fabric that lost switches
+// since they were written: it drops the lines of switches the fabric lacks
+// (their tables) and the LFT entries of LIDs whose port it lacks or holds
+// uncabled (a gone switch's own LID, its HCAs), as the plugin does when it
+// carries its last routing over (package repair: a node matched by GUID,
+// or gone). Dropped lines read as blank lines, which every reader skips,
+// so an error still names the file's line. It knows of the layouts no more
+// than where a line names its switch: after " guid 0x" in an LFT block's
+// header, as the first field of path-SL and SL2VL lines, and the owner's
+// port after "portguid 0x" in an LFT entry.
+type goneFilter struct {
+	f       *fabric.Fabric
+	ports   map[fabric.GUID]bool // the LID-holding ports of f (switches, cabled HCA ports), by port GUID
+	tables  map[fabric.GUID]bool // switches with a table in the LFT file
+	gone    map[fabric.GUID]string
+	lids    map[lft.LID]bool // LIDs dropped with their ports
+	owner   []uint8          // per LID: ownerKept, ownerGone or 0 (not seen yet)
+	skip    bool             // inside the LFT block of a gone switch
+	lastSLs lft.LID          // the top LID the LFTs kept: path SLs past it are dropped
+}
+
+// A LID's owner is kept (a port f holds) or gone.
+const (
+	ownerKept = 1 + iota
+	ownerGone
+)
+
+func newGoneFilter(f *fabric.Fabric) *goneFilter {
+	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, tables: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[lft.LID]bool{}, owner: make([]uint8, lft.MaxUnicastLID+1)}
+	for i := range f.NumNodes() {
+		id := fabric.NodeID(i)
+		if f.Kind(id) == fabric.Switch {
+			g.ports[f.GUID(id)] = true
+			continue
+		}
+		for p := 1; p <= f.Ports(id); p++ {
+			if _, cabled := f.Peer(fabric.PortRef{Node: id, Port: p}); cabled {
+				g.ports[f.PortGUID(fabric.PortRef{Node: id, Port: p})] = true
+			}
+		}
+	}
+	return g
+}
+
+// isSwitch says whether f has a switch with node GUID guid.
+func (g *goneFilter) isSwitch(guid fabric.GUID) bool {
+	id, ok := g.f.NodeByGUID(guid)
+	return ok && g.f.Kind(id) == fabric.Switch
+}
+
+// lftLine filters a line of an LFT listing.
+func (g *goneFilter) lftLine(line []byte) []byte {
+	trimmed := bytes.TrimLeft(line, " \t")
+	if bytes.HasPrefix(trimmed, []byte("Unicast lids")) {
+		g.header(line)
+	}
+	if g.skip {
+		return nil
+	}
+	lid, ok := entryLID(trimmed)
+	if !ok {
+		return line
+	}
+	// a LID's owner is the same in every table: look it up once
+	switch g.owner[lid] {
+	case ownerKept:
+		return line
+	case ownerGone:
+		return nil
+	}
+	i := bytes.Index(line, []byte("portguid 0x"))
+	if i < 0 {
+		return line // names no owner; another entry will
+	}
+	guid, ok := guidAt(line[i+len("portguid "):])
+	if !ok || g.ports[guid] {
+		g.owner[lid] = ownerKept
+		return line
+	}
+	g.owner[lid] = ownerGone
+	g.lids[lid] = true
+	return nil
+}
+
+// header notes the switch an LFT block's header names, and whether f
+// lacks it.
+func (g *goneFilter) header(line []byte) {
+	i := bytes.Index(line, []byte(" guid 0x"))
+	if i < 0 {
+		return
+	}
+	guid, ok := guidAt(line[i+len(" guid "):])
+	g.skip = ok && !g.isSwitch(guid)
+	if ok {
+		g.tables[guid] = true
+	}
+	if g.skip {
+		g.gone[guid] = headerName(line)
+	}
+}
+
+// entryLID reads the LID "0x<hex>" an LFT entry starts with.
+func entryLID(line []byte) (lft.LID, bool) {
+	if !bytes.HasPrefix(line, []byte("0x")) {
+		return 0, false
+	}
+	end := 2
+	for end < len(line) && end < 8 && isHex(line[end]) {
+		end++
+	}
+	lid, err := strconv.ParseUint(string(line[2:end]), 16, 16)
+	return lft.LID(lid), err == nil && lid > 0 && lid <= uint64(lft.MaxUnicastLID)
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// switchLine filters an SL2VL (or path-SL) line: one whose first field is
+// a switch GUID f lacks is dropped.
+func (g *goneFilter) switchLine(line []byte) []byte {
+	fs := bytes.Fields(line)
+	if len(fs) == 0 || !bytes.HasPrefix(fs[0], []byte("0x")) {
+		return line
+	}
+	if guid, ok := guidAt(fs[0]); ok && !g.isSwitch(guid) {
+		return nil
+	}
+	return line
+}
+
+// pathSLLine filters a path-SL line "<switch GUID> 0x<first DLID> <SLs>"
+// as switchLine does, and cuts its SLs off after DLID lastSLs: the LIDs
+// past it went with their ports.
+func (g *goneFilter) pathSLLine(line []byte) []byte {
+	line = g.switchLine(line)
+	fs := bytes.Fields(line)
+	if len(fs) != 3 || !bytes.HasPrefix(fs[0], []byte("0x")) {
+		return line
+	}
+	first, err := strconv.ParseUint(string(fs[1]), 0, 16)
+	if n := int(g.lastSLs) - int(first) + 1; err == nil && n > 0 && n < len(fs[2]) {
+		return line[:bytes.LastIndex(line, fs[2])+n]
+	}
+	return line
+}
+
+// guidAt parses the GUID "0x…" at the start of b.
+func guidAt(b []byte) (fabric.GUID, bool) {
+	end := bytes.IndexFunc(b, func(r rune) bool { return r > 0x7f || !(r == 'x' || isHex(byte(r))) })
+	if end < 0 {
+		end = len(b)
+	}
+	guid, err := fabric.ParseGUID(string(b[:end]))
+	return guid, err == nil
+}
+
+// headerName is the switch name in an LFT header's "('name')", or "".
+func headerName(line []byte) string {
+	i, j := bytes.Index(line, []byte("('")), bytes.LastIndex(line, []byte("')"))
+	if i < 0 || j < i+2 {
+		return ""
+	}
+	return string(line[i+2 : j])
+}
+
+// goneSwitches lists the switches whose tables were dropped, as "name
+// (GUID)", in GUID order.
+func (g *goneFilter) goneSwitches() []string {
+	var guids []fabric.GUID
+	for guid := range g.gone {
+		guids = append(guids, guid)
+	}
+	slices.Sort(guids)
+	var out []string
+	for _, guid := range guids {
+		out = append(out, fmt.Sprintf("%s (%s)", g.gone[guid], guid))
+	}
+	return out
+}
+
+// newSwitch says why the previous files cannot be repaired onto f when f
+// has a switch they hold no table for, or "".
+func (g *goneFilter) newSwitch() string {
+	for _, id := range g.f.IDsOf(fabric.Switch) {
+		if !g.tables[g.f.GUID(id)] {
+			return fmt.Sprintf("switch %s (%s) is new: the previous routing has no table for it, and a repair only takes switches and cables away", g.f.Name(id), g.f.GUID(id))
+		}
+	}
+	return ""
+}
+
+// lineFilter passes the lines of r through keep, which returns the line
+// (without its newline) to pass on, or nil to drop it: a blank line takes
+// its place.
+type lineFilter struct {
+	r       *bufio.Reader
+	keep    func([]byte) []byte
+	out     []byte // what Read hands out next
+	scratch []byte // a line keep shortened, with its newline
+	err     error
+}
+
+func filterLines(r io.Reader, keep func([]byte) []byte) io.Reader {
+	return &lineFilter{r: bufio.NewReaderSize(r, 1<<20), keep: keep}
+}
+
+func (lf *lineFilter) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && (len(lf.out) > 0 || lf.next()) {
+		c := copy(p[n:], lf.out)
+		lf.out = lf.out[c:]
+		n += c
+	}
+	if n == 0 {
+		return 0, lf.err
+	}
+	return n, nil
+}
+
+// next filters the next line into out; false at the end or an error.
+func (lf *lineFilter) next() bool {
+	for len(lf.out) == 0 {
+		if lf.err != nil {
+			return false
+		}
+		line, err := lf.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			rest, err2 := lf.r.ReadBytes('\n')
+			line, err = append(slices.Clone(line), rest...), err2
+		}
+		lf.err = err
+		body, nl := bytes.CutSuffix(line, []byte("\n"))
+		kept := lf.keep(body)
+		if len(kept) == len(body) {
+			lf.out = line // valid until the next ReadSlice, after it is copied out
+			continue
+		}
+		lf.scratch = append(lf.scratch[:0], kept...)
+		if nl {
+			lf.scratch = append(lf.scratch, '\n')
+		}
+		lf.out = lf.scratch
+	}
+	return true
+}
