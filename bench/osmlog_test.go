@@ -16,12 +16,17 @@ import (
 // osmLog builds an OpenSM log line by line, the way OpenSM 3.3.23 stamps
 // them ("Nov 23 16:40:33 722748 [C2133740] 0x02 -> message").
 type osmLog struct {
-	b   strings.Builder
-	now time.Time
+	b    strings.Builder
+	now  time.Time
+	last string // the last line's message if it was an error or information, else ""
 }
 
 func (l *osmLog) line(at time.Time, level int, msg string) {
 	fmt.Fprintf(&l.b, "%s %06d [%08X] 0x%02x -> %s\n", at.Format("Jan 02 15:04:05"), at.Nanosecond()/1000, 0xC2133740, level, msg)
+	l.last = ""
+	if level == 0x01 || level == 0x02 {
+		l.last = msg
+	}
 }
 
 // step advances the clock by d and writes msg at the new time.
@@ -85,9 +90,15 @@ func generateLog(r *rand.Rand) logCase {
 		l.noise(r)
 		up := l.step(gap(), 0x02, "SUBNET UP")
 		c.want = fmt.Sprintf("%d\t%d\t%s\n", configured.Sub(master).Microseconds()/1000, up.Sub(discovering).Microseconds()/1000, vls)
-	case 2: // the engine fails with an error and OpenSM falls back
-		why := "construct_fabric: ERR AB2B: Found more than one root on fabric with maximum rank 0"
-		l.step(gap(), 0x01, why)
+	case 2: // the engine fails with an error and OpenSM falls back; the line before says why
+		if r.IntN(2) == 0 {
+			l.step(gap(), 0x02, "Fabric rank is 1 (should be between 2 and 8)")
+		}
+		why := "ucast_mgr_route: ftree: cannot build lid matrices"
+		if l.last != "" {
+			why = l.last + "; " + why
+		}
+		l.step(gap(), 0x01, "ucast_mgr_route: ftree: cannot build lid matrices")
 		l.step(gap(), 0x02, "osm_ucast_mgr_process: "+fallback(c.engine)+" tables configured on all switches")
 		l.step(gap(), 0x02, "SUBNET UP")
 		c.want, c.status = c.engine+" did not route: "+why+"\n", 1
