@@ -106,7 +106,7 @@ func draw(series map[string]map[string]point) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", W, H)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", W, H)
-	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">OpenSM routing time (LMC 2) against fabric size</text>`+"\n", left)
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">OpenSM routing time against fabric size (LMC 2; ftree LMC 0)</text>`+"\n", left)
 	for d := x0; d <= x1; d++ {
 		x := px(math.Pow(10, d))
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%.0f</text>`+"\n", x, top, x, H-bottom, x, H-bottom+16, math.Pow(10, d))
