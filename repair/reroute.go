@@ -229,12 +229,15 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	// groups of candidates by resulting hops, fewest first; each group in
 	// (shared channels, hops, load, port) order. At a LID offset ≥ 1 (an
 	// almost-minimal layer) the first group also takes the routes one hop
-	// longer than the fewest, as the layer's own search would.
+	// longer than the fewest, as the layer's own search would, up to 3
+	// hops (longer ones would not fit the three VLs of the hop-indexed
+	// scheme and take the spare SLs, which a later repair may need).
+	own, off, _ := r.m.prev.LIDs().Owner(lid)
 	extra := int32(0)
-	if lid&(lft.LID(1)<<r.m.prev.LIDs().LMC()-1) != 0 {
+	if off > 0 {
 		extra = 1
 	}
-	r.siblingChannels(b, lid)
+	r.siblingChannels(b, lid, own)
 	if len(r.share) < len(r.m.nbr[b]) {
 		r.share = make([]int32, len(r.m.nbr[b]))
 	}
@@ -251,7 +254,7 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 		}
 		group = group[:0]
 		for _, p := range cands {
-			if hp := hops(p); hp >= h && hp <= h+extra {
+			if hp := hops(p); hp == h || hp > h && hp <= h+extra && hp <= 3 {
 				group = append(group, p)
 			}
 		}
@@ -381,11 +384,14 @@ func (r *rerouter) loadOf(s int32) []int32 {
 }
 
 // siblingChannels collects in r.sib the channels of b's routes to the
-// other LIDs of lid's port (the LID offsets under LMC: the other layers).
-func (r *rerouter) siblingChannels(b int32, lid lft.LID) {
+// other LIDs of lid's port own (its LID offsets under LMC: the other
+// layers; none for a switch's single LID).
+func (r *rerouter) siblingChannels(b int32, lid lft.LID, own lft.PortLIDs) {
 	r.sib = r.sib[:0]
-	mask := lft.LID(1)<<r.m.prev.LIDs().LMC() - 1
-	for l := lid &^ mask; l <= lid|mask; l++ {
+	if own.Base == 0 {
+		return // a LID no port holds
+	}
+	for l := own.Base; l <= own.Top(); l++ {
 		if l != lid {
 			r.walk(b, l, func(ch int32) { r.sib = append(r.sib, ch) })
 		}
