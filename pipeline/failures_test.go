@@ -41,28 +41,33 @@ func fail(t testing.TB, f *fabric.Fabric, fl failure, seed uint64) *fabric.Fabri
 	return g
 }
 
-// TestFailuresKeepFourVLs: on Slim Fly q=5 and q=7 with cables or switches
-// failed (seeded draws, every failure level), the default settings with 4
-// VLs route, and Run's verifier finds every LID reachable, no loop and no
-// credit loop, with the length bounds of the design (2 to 3 hops). Beyond
-// 5 % of the cables, 4 VLs may not do: then the error must name a number
-// of VLs, and routing with that many must work.
+// TestFailuresKeepFourVLs: on Slim Fly q=5 and q=7 (and, without -short,
+// q=11 and q=13) with cables or switches failed (seeded draws, every
+// failure level), the default settings with 4 VLs route, and Run's
+// verifier finds every LID reachable, no loop and no credit loop, with the
+// length bounds of the design (2 to 3 hops). Beyond 5 % of the cables, 4
+// VLs may not do: then the error must name a number of VLs, and routing
+// with that many must work.
 func TestFailuresKeepFourVLs(t *testing.T) {
-	seeds := 3
+	qs, seeds := []int{5, 7, 11, 13}, 3
 	if testing.Short() {
-		seeds = 1
+		qs, seeds = qs[:2], 1
 	}
-	for _, q := range []int{5, 7} {
+	for _, q := range qs {
 		intact, err := slimfly.Build(slimfly.Params{Q: q})
 		if err != nil {
 			t.Fatal(err)
 		}
+		schemes, n := []string{"hops", "auto"}, seeds
+		if q > 7 {
+			schemes, n = []string{"auto"}, 2 // the default; hops is what it picks
+		}
 		for _, fl := range failureLevels {
-			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+			for seed := uint64(1); seed <= uint64(n); seed++ {
 				t.Run(fmt.Sprintf("q=%d/%s/seed=%d", q, fl.name, seed), func(t *testing.T) {
 					f := fail(t, intact, fl, seed)
 					within5 := fl.share <= 0.05 && float64(fl.cables) <= 0.05*float64(len(failures.InterSwitch(intact)))
-					for _, scheme := range []string{"hops", "auto"} {
+					for _, scheme := range schemes {
 						vls := 4
 						res, err := Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
 						if err != nil && !within5 {
