@@ -190,8 +190,9 @@ func disjoint(r, s entryRoute) bool {
 }
 
 // improve recolours neighbours, by swaps and by moves that keep the
-// colours' sizes within two of each other, while the sum of the
-// neighbours' scores grows.
+// colours' sizes within four of each other, while the sum of the
+// neighbours' scores grows (three passes at most: more gained nothing on
+// q = 5 … 13).
 func (p *entryPlan) improve(groups int) {
 	N := len(p.nbs)
 	deps := make([][]int, N) // deps[j]: the neighbours whose score reads j's colour
@@ -240,15 +241,34 @@ func (p *entryPlan) improve(groups int) {
 		}
 		return false
 	}
-	for pass := 0; pass < 20; pass++ {
+	// only a recolouring of a neighbour short of its best score, or of one
+	// its alternatives end on or pass, can raise a score
+	open := make([]bool, N)
+	for pass := 0; pass < 3; pass++ {
+		clear(open)
+		for i, sc := range scores {
+			if sc < groups-1 {
+				open[i] = true
+				for _, r := range p.alts[i] {
+					for _, j := range [2]int{r.last, r.via} {
+						if j >= 0 {
+							open[j] = true
+						}
+					}
+				}
+			}
+		}
 		improved := false
 		for i := 0; i < N; i++ {
 			for j := i + 1; j < N; j++ {
+				if !open[i] && !open[j] {
+					continue
+				}
 				if ci, cj := p.colour[i], p.colour[j]; ci != cj && try(i, int(cj), j, int(ci)) {
 					improved = true
 				}
 			}
-			for x := 0; x < groups; x++ {
+			for x := 0; x < groups && open[i]; x++ {
 				c := int(p.colour[i])
 				if x == c {
 					continue
