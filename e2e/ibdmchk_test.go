@@ -125,15 +125,7 @@ func TestIBDMChkAgreesAfterCablesFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	net := filepath.Join(tmp, "broken.net")
-	fh, err := os.Create(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fabric.WriteIBSimNet(fh, broken); err != nil {
-		t.Fatal(err)
-	}
-	fh.Close()
+	net := writeNet(t, tmp, broken)
 	dir := filepath.Join(tmp, "route")
 	out := run(t, "route", "--fabric", net, "--deadlock", "hops", "--vls", "4", "--ibdmchk", "-o", dir)
 	if !strings.Contains(out, "4 VLs") {
@@ -172,15 +164,7 @@ func TestIBDMChkAgreesOnGeneratedFailures(t *testing.T) {
 		}
 		name := fmt.Sprintf("q=%d, %d cables and %d switches gone (seed %d)", c.q, c.cables, c.switches, seed)
 		tmp := t.TempDir()
-		net := filepath.Join(tmp, "damaged.net")
-		fh, err := os.Create(net)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fabric.WriteIBSimNet(fh, g); err != nil {
-			t.Fatal(err)
-		}
-		fh.Close()
+		net := writeNet(t, tmp, g)
 		dir := filepath.Join(tmp, "route")
 		out := run(t, "route", "--fabric", net, "--vls", "4", "--ibdmchk", "-o", dir)
 		rep := ibdmchk(t, filepath.Join(dir, "ibdmchk"), "-s", "subnet.lst", "-f", "fdbs", "-m", "mcfdbs", "-c", "psl", "-d", "sl2vl")
@@ -199,4 +183,19 @@ func firstLine(s, sub string) string {
 		}
 	}
 	return ""
+}
+
+// writeNet writes f as an ibsim net file in dir and returns its path.
+func writeNet(t *testing.T, dir string, f *fabric.Fabric) string {
+	t.Helper()
+	net := filepath.Join(dir, "fabric.net")
+	fh, err := os.Create(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if err := fabric.WriteIBSimNet(fh, f); err != nil {
+		t.Fatal(err)
+	}
+	return net
 }
