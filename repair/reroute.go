@@ -237,7 +237,7 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	if off > 0 {
 		extra = 1
 	}
-	r.siblingChannels(b, lid, own)
+	sibs := false // r.sib holds b's sibling channels
 	if len(r.share) < len(r.m.nbr[b]) {
 		r.share = make([]int32, len(r.m.nbr[b]))
 	}
@@ -257,6 +257,10 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 			if hp := hops(p); hp == h || hp > h && hp <= h+extra && hp <= 3 {
 				group = append(group, p)
 			}
+		}
+		if len(group) > 1 && !sibs {
+			r.siblingChannels(b, lid, own)
+			sibs = true
 		}
 		for _, p := range group {
 			r.share[p] = 0
