@@ -26,10 +26,13 @@ import (
 // gets a path in bounds in every layer but one — if its alternatives end on
 // neighbours of the right colours. The colouring is chosen for that: each
 // neighbour n lists its alternatives of two or three hops (n → m → t,
-// n → a → m → t), and a local search recolours neighbours while that gives
-// more neighbours disjoint alternatives ending on each other colour,
-// keeping the colours' sizes within one of each other's, then within
-// three. It depends on t only, so it is computed once per destination
+// n → a → m → t), and a local search, from a round-robin deal, recolours
+// neighbours while that gives more neighbours disjoint alternatives ending
+// on each other colour, keeping the colours' sizes within four of each
+// other (fewer delivering neighbours in a layer leave the switches two
+// hops out short of transit switches: docs/quality.md). Neighbours without
+// endpoints have no pair to protect and deliver in every layer. The
+// colouring depends on t only, so it is computed once per destination
 // switch and shared by its trees and layers.
 
 // entryGroups returns how many colours the neighbours get with the given
