@@ -106,6 +106,7 @@ func (a *almost) planFor(t int) *entryPlan {
 		p.alts[i] = a.alternatives(p, n)
 	}
 	p.improve(groups)
+	p.alts, p.index, p.mask = nil, nil, nil // the layers read nbs and colour only
 	return p
 }
 
