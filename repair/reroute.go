@@ -211,10 +211,12 @@ func (r *rerouter) push(s, d int32) {
 // routes passes b, so no loop can form) and sets the path SLs of b's
 // HCAs. The route must get increasing VLs under the kept SL2VL tables
 // (fitSLs); among the neighbours that give one it prefers the fewest
-// resulting hops, then keeping the previous SLs, then the route sharing
+// resulting hops (at a LID offset ≥ 1, up to one more, within 3), then
+// keeping the previous SLs, then — within those hops — the route sharing
 // the fewest channels with b's routes to the destination's other LIDs
-// (its other layers: the pair keeps its disjoint paths), then the channel
-// with the fewest LIDs routed over it, then the lowest port.
+// (its other layers: the pair keeps its disjoint paths), then fewer hops,
+// then the channel with the fewest LIDs routed over it, then the lowest
+// port.
 func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error {
 	load := r.loadOf(b)
 	cands := r.cands[:0]
