@@ -44,9 +44,7 @@ func resolveBounds(b layers.Bounds, dist []uint8) layers.Bounds {
 			}
 		}
 	}
-	// the rule of layers.Compute: designed with diameter 2, also when
-	// failures leave a few pairs further apart
-	if diam == 2 || diam > 2 && float64(near) >= layers.DesignShare*float64(pairs) {
+	if layers.DesignedDiameter2(diam, pairs, near) {
 		return layers.Bounds{Min: 2, Max: 3}
 	}
 	return layers.Bounds{PerPair: true}

@@ -76,7 +76,15 @@ func designedDiameter2(g *graph) bool {
 		}
 	}
 	pairs := S * (S - 1)
-	return d == 2 || (d > 2 && pairs > 0 && float64(pairs-far) >= DesignShare*float64(pairs))
+	return DesignedDiameter2(d, pairs, pairs-far)
+}
+
+// DesignedDiameter2 is the rule designedDiameter2 applies, for callers
+// that measured the switch graph themselves: its diameter, its ordered
+// pairs of distinct switches that reach each other, and how many of those
+// are within two hops.
+func DesignedDiameter2(diameter, pairs, near int) bool {
+	return diameter == 2 || (diameter > 2 && pairs > 0 && float64(near) >= DesignShare*float64(pairs))
 }
 
 // DesignShare is the share of switch pairs within two hops from which a
