@@ -298,19 +298,9 @@ func (a *almost) finish(e int, st *LayerStats) {
 		if in && lv[s] < 255 && a.fresh[s] && !a.samePath(a.tab, base, s) {
 			lv[s]++
 		}
-		if g.hosts[s] == 0 {
-			continue
+		if g.hosts[s] > 0 {
+			st.add(h, in)
 		}
-		st.Pairs++
-		if in {
-			st.InBounds++
-		} else {
-			st.Fallback++
-		}
-		for len(st.Lengths) <= h {
-			st.Lengths = append(st.Lengths, 0)
-		}
-		st.Lengths[h]++
 	}
 }
 

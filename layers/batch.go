@@ -73,6 +73,20 @@ func inBatches(n int, parallel bool, ws [batch]*loads, work func(w, i int)) {
 	}
 }
 
+// add counts one pair whose path has h hops, in or out of bounds.
+func (st *LayerStats) add(h int, in bool) {
+	st.Pairs++
+	if in {
+		st.InBounds++
+	} else {
+		st.Fallback++
+	}
+	for len(st.Lengths) <= h {
+		st.Lengths = append(st.Lengths, 0)
+	}
+	st.Lengths[h]++
+}
+
 // merge adds the counts of x to st.
 func (st *LayerStats) merge(x LayerStats) {
 	st.Pairs += x.Pairs

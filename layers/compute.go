@@ -51,6 +51,9 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
 	if opts.Layers > 1 {
 		buildAlmost(g, r, load, opts.Seed)
+		if !opts.Unbalanced && opts.Layers <= balanceLayers && (r.Trees < 0 || r.Trees >= entryGroups(r.layers)) {
+			balance(g, r)
+		}
 	}
 	return r, nil
 }

@@ -587,16 +587,7 @@ func (st *LayerStats) count(g *graph, tw *toward, b Bounds, k int) {
 		if s == tw.t || g.hosts[s] == 0 {
 			continue
 		}
-		st.Pairs++
 		lo, hi := b.of(int(h))
-		if k == 0 || int(h) >= lo && int(h) <= hi {
-			st.InBounds++
-		} else {
-			st.Fallback++
-		}
-		for len(st.Lengths) <= int(h) {
-			st.Lengths = append(st.Lengths, 0)
-		}
-		st.Lengths[h]++
+		st.add(int(h), k == 0 || int(h) >= lo && int(h) <= hi)
 	}
 }

@@ -86,6 +86,13 @@ type Options struct {
 	// choice, e.g. runtime.GOMAXPROCS(0)); 0 or 1 routes on one. The
 	// routing is the same for every value.
 	Workers int
+	// Unbalanced skips the pass that evens out each layer's channel loads
+	// (balance.go), for comparison. The pass runs only where a destination
+	// switch has at least as many trees as entry colours (Trees: one per
+	// endpoint, or ≥ 3) and with at most 8 layers: with fewer trees, all of
+	// a switch's endpoints deliver over the same third of its cables in a
+	// layer, which no move can even out.
+	Unbalanced bool
 }
 
 // SearchBudget bounds, for Options.Trees = 0, the destination groups

@@ -1,0 +1,385 @@
+package layers
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Balancing the layers ≥ 1 once they are built.
+//
+// The searches route one source at a time and price a channel by its load
+// over all layers, and the entry plan lets a third of a destination's
+// cables deliver in each layer: a layer's busiest channels carried up to
+// twice its mean. balance then moves routes, tree by tree: a switch whose
+// route crosses a channel above the layer's target takes another next hop
+// when
+//
+//   - the tree stays a tree (the new next hop's route avoids the switch),
+//   - every switch behind it keeps a route within its length bounds if it
+//     had one, and none grows past the longer of its upper bound and its
+//     distance (the deadlock schemes' VL counts stay),
+//   - no channel of the new route rises above the target in the layer, or
+//     above the busiest channel's load over all layers at the start (so
+//     all-to-all traffic, which splits every flow over the layers, gets no
+//     worse), and
+//   - no (source switch, destination endpoint) pair behind it gets fewer
+//     disjoint in-bounds paths over the layers — in the first passes; the
+//     later ones may take a pair's paths down to keepPaths, no lower.
+//
+// The moves that relieve the hottest channel come first, then those whose
+// new channels end least loaded, then switch and port order. The pass is
+// sequential and its order fixed: the tables are the same on any number of
+// cores.
+
+const (
+	// balanceSlack is the target of a layer's busiest channel over its
+	// mean at the start.
+	balanceSlack = 1.25
+	// strictPasses sweeps keep every pair's disjoint paths; relaxedPasses
+	// more keep keepPaths of them.
+	strictPasses, relaxedPasses = 2, 2
+	// keepPaths is the deployment's aim: the minimal path and two
+	// almost-minimal ones, disjoint.
+	keepPaths = 3
+	// triesPerMove bounds the candidates whose pairs are checked for one
+	// move: the lowest peaks.
+	triesPerMove = 8
+	// missesPerChannel bounds the trees in a row without a move that a
+	// channel's relief looks at.
+	missesPerChannel = 32
+	// balanceLayers is the most layers balanced: a move's check weighs
+	// every subset of a pair's paths.
+	balanceLayers = 8
+)
+
+// balancer is the state of the pass: the loads, and the tree at hand.
+type balancer struct {
+	g       *graph
+	r       *Routing
+	k       int
+	layer   []int64 // per channel: routes of layer k over it
+	total   []int64 // the same over all layers
+	cap     int64   // busiest channel's total at the start
+	target  int64
+	floor   int     // a move may take a pair's disjoint paths down to this many
+	members [][]int // per representative endpoint: those sharing its trees
+	dt      int     // the switch dist is to, -1 none yet
+	dist    []int32 // hops from every switch to dt
+	order   []int32
+	tree    treeState
+	moves   []move
+	hotCh   []int // the layer's channels above target, hottest first
+	sc      scratch
+}
+
+// move is a candidate: switch v of the current tree takes next hop j; peak
+// is the highest layer load on its new channels.
+type move struct {
+	v, j int
+	peak int64
+}
+
+// scratch holds the buffers of one move's evaluation.
+type scratch struct {
+	path    []int
+	subtree []int32
+	paths   [][]int
+}
+
+func balance(g *graph, r *Routing) {
+	if r.layers < 2 {
+		return
+	}
+	S := len(g.adj)
+	b := &balancer{g: g, r: r, tree: newTreeState(S), dt: -1, dist: make([]int32, S)}
+	b.members = make([][]int, g.nEP)
+	for e := 0; e < g.nEP; e++ {
+		b.members[r.share[e]] = append(b.members[r.share[e]], e)
+	}
+	b.total = make([]int64, g.chOff[S])
+	b.layer = make([]int64, g.chOff[S])
+	for k := 0; k < r.layers; k++ {
+		b.addLayer(k, b.total)
+	}
+	b.cap = slices.Max(b.total)
+	b.sc.paths = make([][]int, r.layers)
+	for k := 1; k < r.layers; k++ {
+		b.balanceLayer(k)
+		r.Stats[k] = b.stats(k)
+	}
+}
+
+// addLayer adds the loads of layer k's trees to load.
+func (b *balancer) addLayer(k int, load []int64) {
+	for d := 0; d < b.g.nEP; d++ {
+		if k == 0 || b.r.share[d] == d {
+			b.build(k, d)
+			b.tree.addLoads(b.g, load)
+		}
+	}
+}
+
+// build reads layer k's tree of endpoint d into b.tree.
+func (b *balancer) build(k, d int) {
+	S := len(b.g.adj)
+	w := int64(1)
+	if k > 0 {
+		w = int64(len(b.members[d]))
+	}
+	t := b.g.dests[d].Switch
+	b.tree.build(b.g, b.r.next[k][d*S:(d+1)*S], t, w)
+	if b.dt != t { // trees come by destination switch: one search each
+		b.order = b.g.bfs(t, b.dist, b.order)
+		b.dt = t
+	}
+}
+
+// balanceLayer moves routes of layer k off its channels above target.
+func (b *balancer) balanceLayer(k int) {
+	b.k = k
+	clear(b.layer)
+	b.addLayer(k, b.layer)
+	var sum int64
+	for _, v := range b.layer {
+		sum += v
+	}
+	b.target = int64(balanceSlack * float64(sum) / float64(max(len(b.layer), 1)))
+	for pass := 0; pass < strictPasses+relaxedPasses; pass++ {
+		b.floor = 1 << 30
+		if pass >= strictPasses {
+			b.floor = keepPaths
+		}
+		b.hotCh = b.hotCh[:0]
+		for c, v := range b.layer {
+			if v > b.target {
+				b.hotCh = append(b.hotCh, c)
+			}
+		}
+		slices.SortStableFunc(b.hotCh, func(x, y int) int { return cmp.Compare(b.layer[y], b.layer[x]) })
+		for _, c := range b.hotCh {
+			b.relieve(c)
+		}
+	}
+}
+
+// relieve moves routes off channel c, tree by tree, until its load is
+// within target or no tree that crosses it has a move left.
+func (b *balancer) relieve(c int) {
+	g := b.g
+	S := len(g.adj)
+	u := b.tail(c)
+	i := uint8(c - g.chOff[u])
+	misses := 0
+	for d := 0; d < g.nEP && b.layer[c] > b.target && misses < missesPerChannel; d++ {
+		if b.r.share[d] != d || b.r.next[b.k][d*S+u] != i {
+			continue
+		}
+		misses++
+		for b.layer[c] > b.target && b.r.next[b.k][d*S+u] == i {
+			b.build(b.k, d)
+			b.tree.measure(b)
+			if !b.moveFrom(d, int32(u)) {
+				break
+			}
+			misses = 0
+		}
+	}
+}
+
+// tail returns the switch channel c leaves.
+func (b *balancer) tail(c int) int {
+	s, _ := slices.BinarySearch(b.g.chOff, c+1)
+	return s - 1
+}
+
+// moveFrom applies the best qualifying move of the current tree (of
+// representative d) that takes routes off u's next hop, among the switches
+// behind u, and reports whether there was one.
+func (b *balancer) moveFrom(d int, u int32) bool {
+	g := b.g
+	ts := &b.tree
+	b.moves = b.moves[:0]
+	b.sc.subtree = ts.subtree(u, b.sc.subtree[:0])
+	for _, v := range b.sc.subtree {
+		if ts.sub[v] == 0 {
+			continue
+		}
+		for j := range g.adj[v] {
+			if uint8(j) != ts.tab[v] {
+				if p, ok := b.peak(int(v), j, u); ok {
+					b.keep(move{int(v), j, p})
+				}
+			}
+		}
+	}
+	for _, mv := range b.moves {
+		if b.keepsPairs(d, mv) {
+			b.apply(d, mv)
+			return true
+		}
+	}
+	return false
+}
+
+// keep enters mv in b.moves, the triesPerMove candidates with the lowest
+// peak so far, in order (ties as found).
+func (b *balancer) keep(mv move) {
+	n := len(b.moves)
+	if n == triesPerMove {
+		if mv.peak >= b.moves[n-1].peak {
+			return
+		}
+		n--
+		b.moves = b.moves[:n]
+	}
+	i := n
+	for i > 0 && mv.peak < b.moves[i-1].peak {
+		i--
+	}
+	b.moves = slices.Insert(b.moves, i, mv)
+}
+
+// peak checks next hop j for switch v behind u: no loop, v's subtree
+// keeps its lengths, the new route leaves u's channel, and v's routes
+// leave every channel of it that v's route does not cross now within
+// target (and cap over all layers). It returns the highest layer load on
+// those.
+func (b *balancer) peak(v, j int, u int32) (int64, bool) {
+	g := b.g
+	ts := &b.tree
+	ch := g.chOff[v] + j
+	y := int(g.peer[ch])
+	if delta := ts.hops[y] + 1 - ts.hops[v]; delta > ts.up[v] || delta < ts.down[v] || ts.inSubtree(y, v) {
+		return 0, false
+	}
+	m := ts.sub[v]
+	p, tot := b.layer[ch]+m, b.total[ch]+m
+	x := y
+	for ; x != ts.t && !ts.inSubtree(v, x); x = int(ts.parent(g, int32(x))) {
+		c := g.chOff[x] + int(ts.tab[x])
+		p, tot = max(p, b.layer[c]+m), max(tot, b.total[c]+m)
+	}
+	if x != ts.t && ts.inSubtree(x, int(u)) {
+		return 0, false // it rejoins v's route before u's channel
+	}
+	if p > b.target || tot > b.cap {
+		return 0, false
+	}
+	return p, true
+}
+
+// keepsPairs reports whether move mv leaves every pair of the switches
+// behind it at least min(its disjoint paths, b.floor) disjoint in-bounds
+// paths to every endpoint sharing the tree.
+func (b *balancer) keepsPairs(d int, mv move) bool {
+	g := b.g
+	ts := &b.tree
+	b.sc.subtree = ts.subtree(int32(mv.v), b.sc.subtree[:0])
+	for _, s := range b.sc.subtree {
+		if g.hosts[s] == 0 {
+			continue
+		}
+		for _, e := range b.members[d] {
+			for j := range b.sc.paths {
+				b.sc.paths[j], _ = b.r.PathChannels(j, int(s), e, b.sc.paths[j][:0])
+			}
+			before := b.disjoint(int(s))
+			// the new path: s's channels up to v, then j and the route on
+			p := b.sc.paths[b.k][:ts.hops[s]-ts.hops[mv.v]]
+			p = append(p, g.chOff[mv.v]+mv.j)
+			b.sc.paths[b.k] = ts.path(g, g.adj[mv.v][mv.j].Peer, p)
+			if b.disjoint(int(s)) < min(before, b.floor) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// disjoint returns the most pairwise channel-disjoint paths among
+// b.sc.paths (one per layer) that count for source switch s: layer 0's,
+// and those of layers ≥ 1 within the bounds.
+func (b *balancer) disjoint(s int) int {
+	L := len(b.sc.paths)
+	var ok [8]uint16 // ok[i]: the layers whose paths are disjoint from i's
+	var in uint16
+	lo, hi := b.r.Bounds.of(int(b.dist[s]))
+	for i := 0; i < L; i++ {
+		if n := len(b.sc.paths[i]); i == 0 || (n >= lo && n <= hi) {
+			in |= 1 << i
+		}
+		for j := 0; j < i; j++ {
+			if !sharesChannel(b.sc.paths[i], b.sc.paths[j]) {
+				ok[i] |= 1 << j
+				ok[j] |= 1 << i
+			}
+		}
+	}
+	best := 0
+	for set := uint16(1); set < 1<<L; set++ {
+		if set&^in != 0 {
+			continue
+		}
+		n, good := 0, true
+		for i := 0; i < L && good; i++ {
+			if set&(1<<i) != 0 {
+				n++
+				good = set&^(1<<i)&^ok[i] == 0
+			}
+		}
+		if good {
+			best = max(best, n)
+		}
+	}
+	return best
+}
+
+func sharesChannel(x, y []int) bool {
+	for _, c := range x {
+		if slices.Contains(y, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply moves v's routes in the current tree (of representative d) to
+// next hop j, in the tables of every endpoint sharing it, and the loads
+// with them.
+func (b *balancer) apply(d int, mv move) {
+	g := b.g
+	ts := &b.tree
+	S := len(g.adj)
+	m := ts.sub[mv.v]
+	b.sc.path = ts.path(g, mv.v, b.sc.path[:0])
+	for _, c := range b.sc.path {
+		b.layer[c] -= m
+		b.total[c] -= m
+	}
+	for _, e := range b.members[d] {
+		b.r.next[b.k][e*S+mv.v] = uint8(mv.j)
+	}
+	b.sc.path = ts.path(g, mv.v, b.sc.path[:0])
+	for _, c := range b.sc.path {
+		b.layer[c] += m
+		b.total[c] += m
+	}
+}
+
+// stats recounts layer k's statistics after the moves.
+func (b *balancer) stats(k int) LayerStats {
+	g := b.g
+	st := LayerStats{Layer: k}
+	for e := 0; e < g.nEP; e++ {
+		b.build(k, e)
+		t := b.tree.t
+		for s, h := range b.tree.hops {
+			if s == t || g.hosts[s] == 0 {
+				continue
+			}
+			lo, hi := b.r.Bounds.of(int(b.dist[s]))
+			st.add(int(h), int(h) >= lo && int(h) <= hi)
+		}
+	}
+	return st
+}
