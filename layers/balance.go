@@ -366,19 +366,25 @@ func (b *balancer) apply(d int, mv move) {
 	}
 }
 
-// stats recounts layer k's statistics after the moves.
+// stats recounts layer k's statistics after the moves: once per tree,
+// for every endpoint sharing it (their tables are copies).
 func (b *balancer) stats(k int) LayerStats {
 	g := b.g
 	st := LayerStats{Layer: k}
-	for e := 0; e < g.nEP; e++ {
-		b.build(k, e)
+	for d := 0; d < g.nEP; d++ {
+		if b.r.share[d] != d {
+			continue
+		}
+		b.build(k, d)
 		t := b.tree.t
 		for s, h := range b.tree.hops {
 			if s == t || g.hosts[s] == 0 {
 				continue
 			}
 			lo, hi := b.r.Bounds.of(int(b.dist[s]))
-			st.add(int(h), int(h) >= lo && int(h) <= hi)
+			for range b.members[d] {
+				st.add(int(h), int(h) >= lo && int(h) <= hi)
+			}
 		}
 	}
 	return st

@@ -185,12 +185,7 @@ func (p *entryPlan) score(i, groups int) int {
 }
 
 func disjoint(r, s entryRoute) bool {
-	for _, c := range r.chans[:r.n] {
-		if slices.Contains(s.chans[:s.n], c) {
-			return false
-		}
-	}
-	return true
+	return !sharesChannel(r.chans[:r.n], s.chans[:s.n])
 }
 
 // improve recolours neighbours, by swaps and by moves that keep the
