@@ -165,7 +165,7 @@ func TestAnalyzeRefusesBadBounds(t *testing.T) {
 // of an allowed length comes within a margin of the share the ceiling
 // allows, computed on the same fabric — never against a copied figure.
 // The margin is the issue's 0.5 points, except on q = 7 and 11, where the
-// destination trees cost more (docs/quality.md, "Where the trees fall
+// layer construction falls short (docs/quality.md, "Where the trees fall
 // short of the ceiling"): there it is 2.5 points. q = 8 … 13 run without
 // -short.
 func TestLayersComeWithinReachOfTheCeiling(t *testing.T) {
