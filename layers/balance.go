@@ -63,11 +63,10 @@ type balancer struct {
 	total   []int64 // the same over all layers
 	cap     int64   // busiest channel's total at the start
 	target  int64
-	floor   int     // a move may take a pair's disjoint paths down to this many
-	members [][]int // per representative endpoint: those sharing its trees
-	dt      int     // the switch dist is to, -1 none yet
-	dist    []int32 // hops from every switch to dt
-	order   []int32
+	floor   int      // a move may take a pair's disjoint paths down to this many
+	members [][]int  // per representative endpoint: those sharing its trees
+	dists   []uint16 // [t*S + s]: hops from s to t
+	dist    []uint16 // the row of the current tree's destination switch
 	tree    treeState
 	moves   []move
 	hotCh   []int // the layer's channels above target, hottest first
@@ -93,7 +92,7 @@ func balance(g *graph, r *Routing) {
 		return
 	}
 	S := len(g.adj)
-	b := &balancer{g: g, r: r, tree: newTreeState(S), dt: -1, dist: make([]int32, S)}
+	b := &balancer{g: g, r: r, tree: newTreeState(S), dists: allDistances(g)}
 	b.members = make([][]int, g.nEP)
 	for e := 0; e < g.nEP; e++ {
 		b.members[r.share[e]] = append(b.members[r.share[e]], e)
@@ -130,10 +129,24 @@ func (b *balancer) build(k, d int) {
 	}
 	t := b.g.dests[d].Switch
 	b.tree.build(b.g, b.r.next[k][d*S:(d+1)*S], t, w)
-	if b.dt != t { // trees come by destination switch: one search each
-		b.order = b.g.bfs(t, b.dist, b.order)
-		b.dt = t
+	b.dist = b.dists[t*S : (t+1)*S]
+}
+
+// allDistances returns the hops between every two switches of g, a
+// connected graph: [t*S + s] from s to t. A breadth-first search per
+// switch once costs less than one per tree visited (the pass visits a
+// destination's trees many times, in no order).
+func allDistances(g *graph) []uint16 {
+	S := len(g.adj)
+	all := make([]uint16, S*S)
+	dist, order := make([]int32, S), make([]int32, 0, S)
+	for t := 0; t < S; t++ {
+		order = g.bfs(t, dist, order)
+		for s, h := range dist {
+			all[t*S+s] = uint16(h)
+		}
 	}
+	return all
 }
 
 // balanceLayer moves routes of layer k off its channels above target.

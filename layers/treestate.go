@@ -111,7 +111,7 @@ func (ts *treeState) measure(b *balancer) {
 	g := b.g
 	ts.number()
 	for _, s := range ts.byHops {
-		dist := b.dist[s]
+		dist := int32(b.dist[s])
 		lo, hi := b.r.Bounds.of(int(dist))
 		h := ts.hops[s]
 		ts.up[s], ts.down[s] = max(int32(hi), dist)-h, -h
