@@ -190,12 +190,9 @@ func (b *balancer) relieve(c int) {
 			continue
 		}
 		misses++
-		for b.layer[c] > b.target && b.r.next[b.k][d*S+u] == i {
-			b.build(b.k, d)
-			b.tree.measure(b)
-			if !b.moveFrom(d, int32(u)) {
-				break
-			}
+		b.build(b.k, d)
+		b.tree.measure(b)
+		for b.layer[c] > b.target && b.r.next[b.k][d*S+u] == i && b.moveFrom(d, int32(u)) {
 			misses = 0
 		}
 	}
@@ -264,17 +261,17 @@ func (b *balancer) peak(v, j int, u int32) (int64, bool) {
 	ts := &b.tree
 	ch := g.chOff[v] + j
 	y := int(g.peer[ch])
-	if delta := ts.hops[y] + 1 - ts.hops[v]; delta > ts.up[v] || delta < ts.down[v] || ts.inSubtree(y, v) {
+	if delta := ts.hops[y] + 1 - ts.hops[v]; delta > ts.up[v] || delta < ts.down[v] || ts.inSubtree(g, y, v) {
 		return 0, false
 	}
 	m := ts.sub[v]
 	p, tot := b.layer[ch]+m, b.total[ch]+m
 	x := y
-	for ; x != ts.t && !ts.inSubtree(v, x); x = int(ts.parent(g, int32(x))) {
+	for ; x != ts.t && !ts.inSubtree(g, v, x); x = int(ts.parent(g, int32(x))) {
 		c := g.chOff[x] + int(ts.tab[x])
 		p, tot = max(p, b.layer[c]+m), max(tot, b.total[c]+m)
 	}
-	if x != ts.t && ts.inSubtree(x, int(u)) {
+	if x != ts.t && ts.inSubtree(g, x, int(u)) {
 		return 0, false // it rejoins v's route before u's channel
 	}
 	if p > b.target || tot > b.cap {
@@ -371,6 +368,7 @@ func (b *balancer) apply(d int, mv move) {
 		b.layer[c] -= m
 		b.total[c] -= m
 	}
+	ts.move(b, mv.v, mv.j)
 	for _, e := range b.members[d] {
 		b.r.next[b.k][e*S+mv.v] = uint8(mv.j)
 	}

@@ -22,14 +22,8 @@ import (
 //   - no (source switch, destination endpoint) pair gets fewer than
 //     min(its disjoint paths before, 3) disjoint counted paths.
 func TestBalanceKeepsItsPromises(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 0))
-	n := 40
-	if testing.Short() {
-		n = 12
-	}
 	moved := 0
-	for i := 0; i < n; i++ {
-		f, o := balanceCase(t, rng, i)
+	forBalanceCases(t, 7, 40, 12, func(i int, f *fabric.Fabric, o Options) {
 		t.Run(fmt.Sprintf("case=%d", i), func(t *testing.T) {
 			u := o
 			u.Unbalanced = true
@@ -44,9 +38,22 @@ func TestBalanceKeepsItsPromises(t *testing.T) {
 			checkRouting(t, f, r1)
 			moved += judgeBalance(t, r0, r1)
 		})
-	}
+	})
 	if moved == 0 {
 		t.Fatal("no case moved a route: the generator does not exercise the pass")
+	}
+}
+
+// forBalanceCases calls fn with n generated fabrics and options (short
+// of them with -short), drawn from seed.
+func forBalanceCases(t *testing.T, seed uint64, n, short int, fn func(i int, f *fabric.Fabric, o Options)) {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	if testing.Short() {
+		n = short
+	}
+	for i := 0; i < n; i++ {
+		f, o := balanceCase(t, rng, i)
+		fn(i, f, o)
 	}
 }
 

@@ -2,26 +2,26 @@ package layers
 
 // treeState is one destination tree of a finished layer seen from its
 // switches: route lengths, the switches behind each and the routes they
-// bring, and (measure) what balance needs to judge a move in O(1).
+// bring, and (measure) what balance needs to judge a move in O(1). move
+// keeps it current when balance changes one next hop, so a tree is read
+// once per visit, not once per move.
 type treeState struct {
-	tab    []uint8
-	t      int
-	hops   []int32 // route length per switch
-	sub    []int64 // routes through each switch: hosts behind it (itself included) × the tree's weight
-	kidOff []int32 // switches whose next hop is s: kids[kidOff[s]:kidOff[s+1]]
-	kids   []int32
-	fill   []int32
-	byHops []int32 // switches, farthest first
-	stack  []int32
+	tab  []uint8
+	t    int
+	hops []int32 // route length per switch
+	sub  []int64 // routes through each switch: hosts behind it (itself included) × the tree's weight
+	// the switches whose next hop is s: first[s], then next[...] in switch
+	// order, -1 ending the list
+	first, next []int32
+	byHops      []int32 // switches, farthest first
+	stack       []int32
 	// set by measure
-	pre, post []int32 // DFS numbering: y is behind v iff pre[v] ≤ pre[y] < post[v]
-	up, down  []int32 // the most each switch's route may lengthen, and shorten (negative), for every route behind it
+	up, down []int32 // the most each switch's route may lengthen, and shorten (negative), for every route behind it
 }
 
 func newTreeState(S int) treeState {
-	return treeState{hops: make([]int32, S), sub: make([]int64, S), kidOff: make([]int32, S+1),
-		kids: make([]int32, S), fill: make([]int32, S), byHops: make([]int32, S),
-		pre: make([]int32, S), post: make([]int32, S),
+	return treeState{hops: make([]int32, S), sub: make([]int64, S),
+		first: make([]int32, S), next: make([]int32, S), byHops: make([]int32, S),
 		up: make([]int32, S), down: make([]int32, S)}
 }
 
@@ -62,24 +62,17 @@ func (ts *treeState) parent(g *graph, s int32) int32 {
 	return g.peer[g.chOff[s]+int(ts.tab[s])]
 }
 
-// children fills kidOff and kids.
+// children fills the lists of first and next: switches in descending
+// order, each put at the head of its parent's list.
 func (ts *treeState) children(g *graph) {
-	S := len(ts.hops)
-	clear(ts.kidOff)
-	for s := 0; s < S; s++ {
-		if s != ts.t {
-			ts.kidOff[ts.parent(g, int32(s))+1]++
-		}
+	for s := range ts.first {
+		ts.first[s] = -1
 	}
-	for s := 0; s < S; s++ {
-		ts.kidOff[s+1] += ts.kidOff[s]
-	}
-	copy(ts.fill, ts.kidOff[:S])
-	for s := 0; s < S; s++ {
+	for s := len(ts.first) - 1; s >= 0; s-- {
 		if s != ts.t {
 			p := ts.parent(g, int32(s))
-			ts.kids[ts.fill[p]] = int32(s)
-			ts.fill[p]++
+			ts.next[s] = ts.first[p]
+			ts.first[p] = int32(s)
 		}
 	}
 }
@@ -87,11 +80,7 @@ func (ts *treeState) children(g *graph) {
 // sortByHops orders the switches by route length, longest first (a
 // breadth-first walk of the tree from t, reversed).
 func (ts *treeState) sortByHops() {
-	ts.byHops = append(ts.byHops[:0], int32(ts.t))
-	for i := 0; i < len(ts.byHops); i++ {
-		x := ts.byHops[i]
-		ts.byHops = append(ts.byHops, ts.kids[ts.kidOff[x]:ts.kidOff[x+1]]...)
-	}
+	ts.byHops = ts.subtree(int32(ts.t), ts.byHops[:0])
 	for i, j := 0, len(ts.byHops)-1; i < j; i, j = i+1, j-1 {
 		ts.byHops[i], ts.byHops[j] = ts.byHops[j], ts.byHops[i]
 	}
@@ -106,58 +95,105 @@ func (ts *treeState) addLoads(g *graph, load []int64) {
 	}
 }
 
-// measure fills pre/post and up/down for balancer b.
+// measure fills up and down for balancer b.
 func (ts *treeState) measure(b *balancer) {
-	g := b.g
-	ts.number()
-	for _, s := range ts.byHops {
-		dist := int32(b.dist[s])
-		lo, hi := b.r.Bounds.of(int(dist))
-		h := ts.hops[s]
-		ts.up[s], ts.down[s] = max(int32(hi), dist)-h, -h
-		if g.hosts[s] > 0 && int(h) >= lo && int(h) <= hi {
-			ts.up[s] = min(ts.up[s], int32(hi)-h)
-			ts.down[s] = int32(lo) - h
-		}
-	}
 	for _, s := range ts.byHops { // farthest first: children before parents
-		if int(s) != ts.t {
-			p := ts.parent(g, s)
-			ts.up[p] = min(ts.up[p], ts.up[s])
-			ts.down[p] = max(ts.down[p], ts.down[s])
-		}
+		ts.settle(b, s)
 	}
 }
 
-// number gives the switches DFS numbers from t.
-func (ts *treeState) number() {
-	n := int32(0)
-	ts.stack = append(ts.stack[:0], int32(ts.t))
-	for len(ts.stack) > 0 {
-		x := ts.stack[len(ts.stack)-1]
-		if x < 0 { // leaving ^x
-			ts.stack = ts.stack[:len(ts.stack)-1]
-			ts.post[^x] = n
-			continue
-		}
-		ts.stack[len(ts.stack)-1] = ^x
-		ts.pre[x] = n
-		n++
-		ts.stack = append(ts.stack, ts.kids[ts.kidOff[x]:ts.kidOff[x+1]]...)
+// settle sets s's up and down from its own route and its children's.
+func (ts *treeState) settle(b *balancer, s int32) {
+	dist := int32(b.dist[s])
+	lo, hi := b.r.Bounds.of(int(dist))
+	h := ts.hops[s]
+	up, down := max(int32(hi), dist)-h, -h
+	if b.g.hosts[s] > 0 && int(h) >= lo && int(h) <= hi {
+		up, down = min(up, int32(hi)-h), int32(lo)-h
 	}
+	for y := ts.first[s]; y >= 0; y = ts.next[y] {
+		up, down = min(up, ts.up[y]), max(down, ts.down[y])
+	}
+	ts.up[s], ts.down[s] = up, down
+}
+
+// move gives switch v next hop j and brings the state up to date: v's
+// old parent loses it, its new one takes it in switch order, the routes
+// behind v change length, the switches on both routes their counts, and
+// up and down are settled again behind v and along both routes.
+func (ts *treeState) move(b *balancer, v, j int) {
+	g := b.g
+	old := ts.parent(g, int32(v))
+	ts.unlink(old, int32(v))
+	ts.tab[v] = uint8(j)
+	p := ts.parent(g, int32(v))
+	ts.link(p, int32(v))
+	m := ts.sub[v]
+	for x := old; int(x) != ts.t; x = ts.parent(g, x) { // t's count stays
+		ts.sub[x] -= m
+	}
+	for x := p; int(x) != ts.t; x = ts.parent(g, x) {
+		ts.sub[x] += m
+	}
+	delta := ts.hops[p] + 1 - ts.hops[v]
+	ts.stack = ts.subtree(int32(v), ts.stack[:0])
+	for _, x := range ts.stack {
+		ts.hops[x] += delta
+	}
+	for i := len(ts.stack) - 1; i >= 0; i-- { // children before parents
+		ts.settle(b, ts.stack[i])
+	}
+	ts.stack = ts.stack[:0]
+	for _, x := range [2]int32{old, p} {
+		for ; int(x) != ts.t; x = ts.parent(g, x) {
+			ts.settle(b, x)
+		}
+		ts.settle(b, x)
+	}
+}
+
+// unlink takes v off p's list of children.
+func (ts *treeState) unlink(p, v int32) {
+	if ts.first[p] == v {
+		ts.first[p] = ts.next[v]
+		return
+	}
+	y := ts.first[p]
+	for ts.next[y] != v {
+		y = ts.next[y]
+	}
+	ts.next[y] = ts.next[v]
+}
+
+// link puts v on p's list of children, in switch order.
+func (ts *treeState) link(p, v int32) {
+	if y := ts.first[p]; y < 0 || y > v {
+		ts.next[v], ts.first[p] = y, v
+		return
+	}
+	y := ts.first[p]
+	for ts.next[y] >= 0 && ts.next[y] < v {
+		y = ts.next[y]
+	}
+	ts.next[v], ts.next[y] = ts.next[y], v
 }
 
 // inSubtree reports whether y's route passes v (or y is v).
-func (ts *treeState) inSubtree(y, v int) bool {
-	return ts.pre[v] <= ts.pre[y] && ts.pre[y] < ts.post[v]
+func (ts *treeState) inSubtree(g *graph, y, v int) bool {
+	for ts.hops[y] > ts.hops[v] {
+		y = int(ts.parent(g, int32(y)))
+	}
+	return y == v
 }
 
-// subtree appends v and the switches whose routes pass it to out.
+// subtree appends v and the switches whose routes pass it to out, nearest
+// first.
 func (ts *treeState) subtree(v int32, out []int32) []int32 {
 	out = append(out, v)
 	for i := len(out) - 1; i < len(out); i++ {
-		x := out[i]
-		out = append(out, ts.kids[ts.kidOff[x]:ts.kidOff[x+1]]...)
+		for y := ts.first[out[i]]; y >= 0; y = ts.next[y] {
+			out = append(out, y)
+		}
 	}
 	return out
 }
