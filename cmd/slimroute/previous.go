@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +76,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 	if err != nil {
 		return refuse("%v", err)
 	}
-	st.GoneLIDs += len(gone.lids)
+	st.GoneLIDs += gone.GoneLIDs()
 	rep, err := verify.Check(tab, cfg.Workers)
 	if err != nil {
 		return refuse("the repaired tables fail the verifier: %v", err)
@@ -87,7 +86,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 	}
 	sum := &repairSummary{Previous: prevDir, Verify: rep, Repair: repairCounts{
 		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, GoneLIDs: st.GoneLIDs,
-		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, SwitchesGone: gone.goneSwitches()}}
+		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, SwitchesGone: gone.GoneSwitches()}}
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
@@ -101,36 +100,31 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 // readPrevious reads the LFTs, path SLs and SL2VL tables route wrote into
 // dir onto fabric f. Entries that name ports whose cables are gone read as
 // they are; the repair finds them. The tables of switches f lacks and the
-// LIDs of ports f lacks are dropped as they are read (see goneFilter),
-// which the returned filter tells of.
-func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *goneFilter, error) {
+// LIDs of ports f lacks are dropped as they are read (lft.Shrunk), which
+// the returned reader tells of.
+func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error) {
 	var t *lft.Tables
-	g := newGoneFilter(f)
+	s := lft.NewShrunk(f)
 	for _, step := range []struct {
 		name string
-		keep func([]byte) []byte
 		read func(io.Reader, string) (*lft.Tables, error)
 	}{
-		{"opensm-lfts.txt", g.lftLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadOpenSMLFTs(r, p, f) }},
-		{"path-sl.txt", g.pathSLLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadPathSL(r, p, t) }},
-		{"sl2vl.txt", g.switchLine, func(r io.Reader, p string) (*lft.Tables, error) { return lft.ReadSL2VL(r, p, t) }},
+		{"opensm-lfts.txt", s.ReadOpenSMLFTs},
+		{"path-sl.txt", func(r io.Reader, p string) (*lft.Tables, error) { return s.ReadPathSL(r, p, t) }},
+		{"sl2vl.txt", func(r io.Reader, p string) (*lft.Tables, error) { return s.ReadSL2VL(r, p, t) }},
 	} {
 		path := filepath.Join(dir, step.name)
 		file, err := os.Open(path)
 		if err != nil {
-			return nil, g, err
+			return nil, s, err
 		}
-		t, err = step.read(filterLines(file, step.keep), path)
+		t, err = step.read(file, path)
 		file.Close()
-		if why := g.newSwitch(); err != nil && why != "" {
-			return nil, g, errors.New(why)
-		}
 		if err != nil {
-			return nil, g, err
+			return nil, s, err
 		}
-		g.lastSLs = t.LIDs().Top()
 	}
-	return t, g, nil
+	return t, s, nil
 }
 
 // writeTables writes the forwarding-state files of tab and summary.json

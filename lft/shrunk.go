@@ -1,36 +1,88 @@
-package main
+package lft
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 
 	"slimroute/fabric"
-	"slimroute/lft"
 )
 
-// goneFilter reads route's files back onto a fabric that lost switches
-// since they were written: it drops the lines of switches the fabric lacks
-// (their tables) and the LFT entries of LIDs whose port it lacks or holds
-// uncabled (a gone switch's own LID, its HCAs), as the plugin does when it
-// carries its last routing over (package repair: a node matched by GUID,
-// or gone). Dropped lines read as blank lines, which every reader skips,
-// so an error still names the file's line. It knows of the layouts no more
-// than where a line names its switch: after " guid 0x" in an LFT block's
-// header, as the first field of path-SL and SL2VL lines, and the owner's
-// port after "portguid 0x" in an LFT entry.
+// Shrunk reads the files route wrote (WriteOpenSMLFTs, WritePathSL,
+// WriteSL2VL) back onto a fabric that lost switches since: it drops, as it
+// reads, the lines of switches the fabric lacks (their tables) and the LFT
+// entries of LIDs whose port it lacks or holds uncabled (a gone switch's
+// own LID, its HCAs), as the OpenSM plugin does when it carries its last
+// routing over (package repair: a node matched by GUID, or gone). Dropped
+// lines read as blank lines, which every reader skips, so an error still
+// names the file's line. Read the LFTs first, then the path SLs and SL2VL
+// tables onto them.
+type Shrunk struct{ g *goneFilter }
+
+// NewShrunk returns a Shrunk for fabric f.
+func NewShrunk(f *fabric.Fabric) *Shrunk { return &Shrunk{newGoneFilter(f)} }
+
+// ReadOpenSMLFTs reads an LFT listing as the function ReadOpenSMLFTs does.
+func (s *Shrunk) ReadOpenSMLFTs(r io.Reader, file string) (*Tables, error) {
+	lf := filterLines(r, s.g.lftLine)
+	return s.read(lf)(ReadOpenSMLFTs(lf, file, s.g.f))
+}
+
+// ReadPathSL reads path SLs onto t, the tables the LFTs gave: those of
+// the LIDs t dropped are cut off.
+func (s *Shrunk) ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
+	s.g.lastSLs = t.LIDs().Top()
+	lf := filterLines(r, s.g.pathSLLine)
+	return s.read(lf)(ReadPathSL(lf, file, t))
+}
+
+// ReadSL2VL reads SL2VL tables onto t.
+func (s *Shrunk) ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
+	lf := filterLines(r, s.g.switchLine)
+	return s.read(lf)(ReadSL2VL(lf, file, t))
+}
+
+// read returns what passes a reader's result on, its error replaced by
+// the reason when the reader got to the end of lf and the fabric has a
+// switch the files hold no table for (which the readers report as a
+// missing table). An error before the end is the reader's: the headers
+// after it were not seen.
+func (s *Shrunk) read(lf *lineFilter) func(*Tables, error) (*Tables, error) {
+	return func(t *Tables, err error) (*Tables, error) {
+		if err == nil || lf.err != io.EOF {
+			return t, err
+		}
+		if why := s.g.newSwitch(); why != "" {
+			return nil, errors.New(why)
+		}
+		return t, err
+	}
+}
+
+// GoneSwitches lists the switches whose tables were dropped, as "name
+// (GUID)", in GUID order.
+func (s *Shrunk) GoneSwitches() []string { return s.g.goneSwitches() }
+
+// GoneLIDs counts the LIDs dropped with their ports.
+func (s *Shrunk) GoneLIDs() int { return len(s.g.lids) }
+
+// goneFilter filters the lines for Shrunk. It knows of the layouts no
+// more than where a line names its switch: after " guid 0x" in an LFT
+// block's header, as the first field of path-SL and SL2VL lines, and the
+// owner's port after "portguid 0x" in an LFT entry.
 type goneFilter struct {
 	f       *fabric.Fabric
 	ports   map[fabric.GUID]bool // the LID-holding ports of f (switches, cabled HCA ports), by port GUID
 	tables  map[fabric.GUID]bool // switches with a table in the LFT file
 	gone    map[fabric.GUID]string
-	lids    map[lft.LID]bool // LIDs dropped with their ports
-	owner   []uint8          // per LID: ownerKept, ownerGone or 0 (not seen yet)
-	skip    bool             // inside the LFT block of a gone switch
-	lastSLs lft.LID          // the top LID the LFTs kept: path SLs past it are dropped
+	lids    map[LID]bool // LIDs dropped with their ports
+	owner   []uint8      // per LID: ownerKept, ownerGone or 0 (not seen yet)
+	skip    bool         // inside the LFT block of a gone switch
+	lastSLs LID          // the top LID the LFTs kept: path SLs past it are dropped
 }
 
 // A LID's owner is kept (a port f holds) or gone.
@@ -40,7 +92,7 @@ const (
 )
 
 func newGoneFilter(f *fabric.Fabric) *goneFilter {
-	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, tables: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[lft.LID]bool{}, owner: make([]uint8, lft.MaxUnicastLID+1)}
+	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, tables: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[LID]bool{}, owner: make([]uint8, MaxUnicastLID+1)}
 	for i := range f.NumNodes() {
 		id := fabric.NodeID(i)
 		if f.Kind(id) == fabric.Switch {
@@ -114,7 +166,7 @@ func (g *goneFilter) header(line []byte) {
 }
 
 // entryLID reads the LID "0x<hex>" an LFT entry starts with.
-func entryLID(line []byte) (lft.LID, bool) {
+func entryLID(line []byte) (LID, bool) {
 	if !bytes.HasPrefix(line, []byte("0x")) {
 		return 0, false
 	}
@@ -123,7 +175,7 @@ func entryLID(line []byte) (lft.LID, bool) {
 		end++
 	}
 	lid, err := strconv.ParseUint(string(line[2:end]), 16, 16)
-	return lft.LID(lid), err == nil && lid > 0 && lid <= uint64(lft.MaxUnicastLID)
+	return LID(lid), err == nil && lid > 0 && lid <= uint64(MaxUnicastLID)
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
@@ -213,7 +265,7 @@ type lineFilter struct {
 	err     error
 }
 
-func filterLines(r io.Reader, keep func([]byte) []byte) io.Reader {
+func filterLines(r io.Reader, keep func([]byte) []byte) *lineFilter {
 	return &lineFilter{r: bufio.NewReaderSize(r, 1<<20), keep: keep}
 }
 

@@ -1,0 +1,118 @@
+package lft_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/internal/failures"
+	"slimroute/lft"
+)
+
+// TestShrunkDropsWhatTheFabricLost writes the tables of a Slim Fly, takes
+// one or two switches away (seeded draws), and reads the files back onto
+// the smaller fabric: the gone switches are named (the GUIDs the fabric
+// lost), every switch left has its table, an entry for a LID whose port
+// is left is the original's (matched by GUID), the LIDs of the ports that
+// went are dropped and counted, and path SLs and SL2VL tables read onto
+// the result. Read the other way — onto a fabric with a switch the files
+// lack — it names that switch as new.
+func TestShrunkDropsWhatTheFabricLost(t *testing.T) {
+	tab := programmed(t)
+	f := tab.Fabric()
+	files := map[string]*bytes.Buffer{}
+	for _, fm := range formats {
+		var b bytes.Buffer
+		if err := fm.write(&b, tab); err != nil {
+			t.Fatal(err)
+		}
+		files[fm.name] = &b
+	}
+	for seed := uint64(1); seed <= 12; seed++ {
+		small, err := failures.Draw(f, 0, 1+int(seed%2), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := lft.NewShrunk(small)
+		got, err := s.ReadOpenSMLFTs(bytes.NewReader(files["opensm-lfts"].Bytes()), "lfts")
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if got, err = s.ReadPathSL(bytes.NewReader(files["path-sl"].Bytes()), "psl", got); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if got, err = s.ReadSL2VL(bytes.NewReader(files["sl2vl"].Bytes()), "sl2vl", got); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		var lost []string
+		for _, sw := range f.IDsOf(fabric.Switch) {
+			if _, ok := small.NodeByGUID(f.GUID(sw)); !ok {
+				lost = append(lost, f.GUID(sw).String())
+			}
+		}
+		gone := s.GoneSwitches()
+		if len(gone) != len(lost) {
+			t.Fatalf("seed %d: gone %v, the fabric lost %v", seed, gone, lost)
+		}
+		for i, g := range gone {
+			if !strings.Contains(g, lost[i]) {
+				t.Fatalf("seed %d: gone %v, the fabric lost %v", seed, gone, lost)
+			}
+		}
+		kept, dropped := map[lft.LID]bool{}, 0
+		for _, p := range tab.LIDs().Ports() {
+			q, ok := small.NodeByGUID(f.GUID(p.Port.Node))
+			_, cabled := small.Peer(fabric.PortRef{Node: q, Port: p.Port.Port})
+			left := ok && (small.Kind(q) == fabric.Switch || cabled)
+			for l := p.Base; l <= p.Top(); l++ {
+				kept[l] = left
+				if !left {
+					dropped++
+				}
+			}
+		}
+		if s.GoneLIDs() != dropped {
+			t.Fatalf("seed %d: %d LIDs dropped, %d belong to ports the fabric lost", seed, s.GoneLIDs(), dropped)
+		}
+		for _, sw := range small.IDsOf(fabric.Switch) {
+			orig, _ := f.NodeByGUID(small.GUID(sw))
+			if got.LFT(sw) == nil {
+				t.Fatalf("seed %d: no table for %s", seed, small.Name(sw))
+			}
+			for l := lft.LID(1); l <= tab.LIDs().Top(); l++ {
+				want := uint8(lft.Drop)
+				if kept[l] {
+					want = tab.Port(orig, l)
+				}
+				if p := got.Port(sw, l); p != want {
+					t.Fatalf("seed %d: %s LID %d: port %d, want %d", seed, small.Name(sw), l, p, want)
+				}
+			}
+		}
+	}
+	// the other way: the files of a smaller fabric onto the whole one
+	small, _ := failures.Draw(f, 0, 1, 3)
+	var b bytes.Buffer
+	shrunk, err := lft.NewShrunk(small).ReadOpenSMLFTs(bytes.NewReader(files["opensm-lfts"].Bytes()), "lfts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lft.WriteOpenSMLFTs(&b, shrunk, 1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = lft.NewShrunk(f).ReadOpenSMLFTs(&b, "lfts")
+	if err == nil || !strings.Contains(err.Error(), "is new") {
+		t.Fatalf("files without a switch of the fabric: error %v", err)
+	}
+	// a bad line half-way is the reader's error, though the switches after
+	// it have no table yet
+	lines := strings.Split(files["opensm-lfts"].String(), "\n")
+	mid := len(lines) / 2
+	lines[mid] = "0x0zz1 7 # not an entry"
+	_, err = lft.NewShrunk(small).ReadOpenSMLFTs(strings.NewReader(strings.Join(lines, "\n")), "lfts")
+	if err == nil || strings.Contains(err.Error(), "is new") || !strings.Contains(err.Error(), fmt.Sprint(mid+1)) {
+		t.Fatalf("a bad line %d: error %v", mid+1, err)
+	}
+}
