@@ -29,7 +29,8 @@ func NewShrunk(f *fabric.Fabric) *Shrunk { return &Shrunk{newGoneFilter(f)} }
 // ReadOpenSMLFTs reads an LFT listing as the function ReadOpenSMLFTs does.
 func (s *Shrunk) ReadOpenSMLFTs(r io.Reader, file string) (*Tables, error) {
 	lf := filterLines(r, s.g.lftLine)
-	return s.read(lf)(ReadOpenSMLFTs(lf, file, s.g.f))
+	got, err := ReadOpenSMLFTs(lf, file, s.g.f)
+	return s.read(lf, got, err)
 }
 
 // ReadPathSL reads path SLs onto t, the tables the LFTs gave: those of
@@ -37,30 +38,30 @@ func (s *Shrunk) ReadOpenSMLFTs(r io.Reader, file string) (*Tables, error) {
 func (s *Shrunk) ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	s.g.lastSLs = t.LIDs().Top()
 	lf := filterLines(r, s.g.pathSLLine)
-	return s.read(lf)(ReadPathSL(lf, file, t))
+	got, err := ReadPathSL(lf, file, t)
+	return s.read(lf, got, err)
 }
 
 // ReadSL2VL reads SL2VL tables onto t.
 func (s *Shrunk) ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	lf := filterLines(r, s.g.switchLine)
-	return s.read(lf)(ReadSL2VL(lf, file, t))
+	got, err := ReadSL2VL(lf, file, t)
+	return s.read(lf, got, err)
 }
 
-// read returns what passes a reader's result on, its error replaced by
-// the reason when the reader got to the end of lf and the fabric has a
-// switch the files hold no table for (which the readers report as a
-// missing table). An error before the end is the reader's: the headers
-// after it were not seen.
-func (s *Shrunk) read(lf *lineFilter) func(*Tables, error) (*Tables, error) {
-	return func(t *Tables, err error) (*Tables, error) {
-		if err == nil || lf.err != io.EOF {
-			return t, err
-		}
-		if why := s.g.newSwitch(); why != "" {
-			return nil, errors.New(why)
-		}
+// read passes a reader's result on, its error replaced by the reason
+// when the reader got to the end of lf and the fabric has a switch the
+// files hold no table for (which the readers report as a missing table).
+// An error before the end is the reader's: the headers after it were not
+// seen.
+func (s *Shrunk) read(lf *lineFilter, t *Tables, err error) (*Tables, error) {
+	if err == nil || lf.err != io.EOF {
 		return t, err
 	}
+	if why := s.g.newSwitch(); why != "" {
+		return nil, errors.New(why)
+	}
+	return t, err
 }
 
 // GoneSwitches lists the switches whose tables were dropped, as "name
