@@ -1,7 +1,10 @@
 // Package verify judges forwarding state: it follows every destination LID
 // from every HCA port through the linear forwarding tables, with the path
 // SL and the switches' SL-to-VL tables, and reports unreachable LIDs,
-// loops, and cycles in the channel dependency graph (credit loops).
+// loops, data mapped onto VL 15 (which switches drop), and cycles in the
+// channel dependency graph (credit loops). It also follows every LID from
+// every switch, so that a switch no HCA's path crosses still needs a
+// working entry for every LID.
 //
 // It reads an lft.Tables value and nothing else — not the routing, not the
 // VL assignment — so it judges slimroute's tables, OpenSM's dumps with
@@ -57,8 +60,11 @@ const maxProblems = 10
 
 // Check follows every destination LID from every HCA port that holds a
 // LID, with the port's path SL toward it, through the forwarding tables;
-// it fails if a cabled HCA port holds no LID, a LID is unreachable, or a
-// path loops. Each hop out of a switch onto another switch occupies the
+// it fails if a cabled HCA port holds no LID, a LID is unreachable, a
+// path loops, or a hop (the last, into the HCA, too) maps the path's SL
+// onto VL 15. It follows every LID from every switch as well — a switch's
+// own traffic is routed by its table, and every switch must reach every
+// LID — for reachability and loops (those walks take no VLs). Each hop out of a switch onto another switch occupies the
 // channel (switch, out port, VL), and consecutive channels of a path form
 // a dependency; the report says whether the resulting CDG has a cycle, and
 // shows one if so.

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -72,16 +73,24 @@ type walker struct {
 	done   []uint32 // per (channel, SL): epoch of the DLID whose walks passed it
 	inWalk []uint32 // per (channel, SL): the walk that passed it
 	walk   uint32
-	cols   []uint8 // the chunk's LFT entries, DLID-major
-	sls    []uint8 // per group: its SL toward the current DLID
-	sig    []byte
+	// per switch: epoch of the DLID it is known to reach, and the walk
+	// from a switch that passed it (fromSwitches)
+	reached, onWay []uint32
+	cols           []uint8 // the chunk's LFT entries, DLID-major
+	// the (in-port, SL) pairs the walks toward the current DLID arrive on
+	// at its owner's switch, in-port*16 + SL, and their epochs
+	arrive     []int32
+	arriveSeen []uint32
+	sls        []uint8 // per group: its SL toward the current DLID
+	sig        []byte
 }
 
 func newWalker(t *lft.Tables, lay *layout, groups []sourceGroup, out *walked) *walker {
 	C := lay.channels * 16
 	out.edges, out.used = newEdgeSet(C, (lay.maxPorts+1)*16), make([]bool, C)
-	return &walker{t: t, f: t.Fabric(), lay: lay, groups: groups, out: out,
+	return &walker{t: t, f: t.Fabric(), lay: lay, groups: groups, out: out, arriveSeen: make([]uint32, (lay.maxPorts+1)*16),
 		done: make([]uint32, C), inWalk: make([]uint32, C),
+		reached: make([]uint32, len(lay.switches)), onWay: make([]uint32, len(lay.switches)),
 		cols: make([]uint8, chunk*len(lay.switches)), sls: make([]uint8, len(groups))}
 }
 
@@ -95,24 +104,37 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []string) {
 			w.cols[i*S+j] = w.t.Port(sw, dlid)
 		}
 	}
-	seen := map[string]struct{}{}
+	seen := map[string][]int32{} // per signature: its DLID's arrivals
 	walks := 0
 	var problems []string
 	for i, dlid := range part {
 		col := w.cols[i*S : (i+1)*S]
 		owner, _, _ := w.t.LIDs().Owner(dlid)
 		dst := owner.Port
-		if _, dup := seen[w.signature(col, dst, dlid)]; dup {
+		if arrive, dup := seen[w.signature(col, dst, dlid)]; dup {
+			if p := w.delivery(arrive, dst, dlid); p != "" && len(problems) < maxProblems {
+				problems = append(problems, p)
+			}
 			continue
 		}
-		seen[string(w.sig)] = struct{}{}
+		w.arrive = w.arrive[:0]
+		clean := true
 		for gi := range w.groups {
 			if len(w.groups[gi].members) == 1 && w.groups[gi].members[0] == dst {
 				continue // a port does not send to itself
 			}
 			walks++
 			w.walk++
-			if p := w.follow(&w.groups[gi], col, dst, dlid, w.sls[gi], uint32(first+i+1)); p != "" && len(problems) < maxProblems {
+			if p := w.follow(&w.groups[gi], col, dst, dlid, w.sls[gi], uint32(first+i+1)); p != "" {
+				clean = false
+				if len(problems) < maxProblems {
+					problems = append(problems, p)
+				}
+			}
+		}
+		seen[string(w.sig)] = slices.Clone(w.arrive)
+		if p := ""; clean && len(problems) < maxProblems {
+			if p = w.fromSwitches(col, dst, dlid, uint32(first+i+1)); p != "" {
 				problems = append(problems, p)
 			}
 		}
@@ -160,24 +182,24 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 			return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s)", dlid, f.PortString(src), f.Name(at.Node))
 		}
 		out := int(col[lay.swIndex[at.Node]])
+		next, home, p := w.forward(at.Node, out, dst, dlid)
 		switch {
-		case out == 0 && dst != fabric.PortRef{Node: at.Node}:
-			return fmt.Sprintf("%s sends LID 0x%04x to its own port 0, but the LID is not its own", f.Name(at.Node), dlid)
-		case out == 0:
+		case p != "" && out == lft.Drop:
+			return fmt.Sprintf("%s, needed from %s", p, f.PortString(src))
+		case p != "":
+			return p
+		case home:
+			w.arrived(at.Port, sl, epoch)
 			return ""
-		case out == lft.Drop:
-			return fmt.Sprintf("%s has no route to LID 0x%04x (%s), needed from %s", f.Name(at.Node), dlid, f.PortString(dst), f.PortString(src))
-		case out > f.Ports(at.Node) || lay.peerOf(fabric.PortRef{Node: at.Node, Port: out}).Node < 0:
-			return fmt.Sprintf("%s forwards LID 0x%04x to port %d, which has no cable", f.Name(at.Node), dlid, out)
-		}
-		next := lay.peerOf(fabric.PortRef{Node: at.Node, Port: out})
-		if lay.swIndex[next.Node] < 0 {
-			at = next // ejection: no inter-switch channel
-			continue
 		}
 		vl := w.t.SL2VL(at.Node, at.Port, out, sl)
-		if vl > 15 {
-			return fmt.Sprintf("%s maps SL %d from port %d to port %d onto VL %d", f.Name(at.Node), sl, at.Port, out, vl)
+		if vl >= 15 {
+			return fmt.Sprintf("%s maps SL %d from port %d to port %d onto VL %d, toward LID 0x%04x from %s: %s", f.Name(at.Node), sl, at.Port, out, vl, dlid, f.PortString(src), vl15)
+		}
+		if lay.swIndex[next.Node] < 0 {
+			w.arrived(at.Port, sl, epoch)
+			at = next // ejection: no inter-switch channel
+			continue
 		}
 		ch := lay.chOff[at.Node] + out
 		node := ch*16 + int(vl)
@@ -198,4 +220,90 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 		w.done[state] = epoch
 		at = next
 	}
+}
+
+// arrived records that a walk reached the owner's switch of the DLID of
+// epoch on in-port in with SL sl.
+func (w *walker) arrived(in int, sl uint8, epoch uint32) {
+	if a := in*16 + int(sl); w.arriveSeen[a] != epoch {
+		w.arriveSeen[a] = epoch
+		w.arrive = append(w.arrive, int32(a))
+	}
+}
+
+// delivery checks the last hop toward dlid of walks that arrive at its
+// owner's switch as arrive lists (in-port*16 + SL): the walks of a DLID
+// with the same signature, which differ from this one's only in the port
+// they leave on. It returns a problem, or "".
+func (w *walker) delivery(arrive []int32, dst fabric.PortRef, dlid lft.LID) string {
+	if dst.Port == 0 {
+		return "" // a switch's own LID: no last hop
+	}
+	at := w.lay.peerOf(dst)
+	for _, a := range arrive {
+		in, sl := int(a/16), uint8(a%16)
+		if vl := w.t.SL2VL(at.Node, in, at.Port, sl); vl >= 15 {
+			return fmt.Sprintf("%s maps SL %d from port %d to port %d onto VL %d, toward LID 0x%04x: %s", w.f.Name(at.Node), sl, in, at.Port, vl, dlid, vl15)
+		}
+	}
+	return ""
+}
+
+// vl15 says what a data VL of 15 means.
+const vl15 = "VL 15 carries only subnet management packets, so the switch drops this traffic (map the SL to a data VL)"
+
+// forward returns where switch sw sends LID dlid (owned by dst) with LFT
+// entry out: the port cabled to out, or home when sw owns the LID itself.
+// problem, when not "", says why the entry is wrong.
+func (w *walker) forward(sw fabric.NodeID, out int, dst fabric.PortRef, dlid lft.LID) (next fabric.PortRef, home bool, problem string) {
+	f := w.f
+	switch {
+	case out == 0 && dst != fabric.PortRef{Node: sw}:
+		return next, false, fmt.Sprintf("%s sends LID 0x%04x to its own port 0, but the LID is not its own", f.Name(sw), dlid)
+	case out == 0:
+		return next, true, ""
+	case out == lft.Drop:
+		return next, false, fmt.Sprintf("%s has no route to LID 0x%04x (%s)", f.Name(sw), dlid, f.PortString(dst))
+	case out > f.Ports(sw) || w.lay.peerOf(fabric.PortRef{Node: sw, Port: out}).Node < 0:
+		return next, false, fmt.Sprintf("%s forwards LID 0x%04x to port %d, which has no cable", f.Name(sw), dlid, out)
+	}
+	return w.lay.peerOf(fabric.PortRef{Node: sw, Port: out}), false, ""
+}
+
+// fromSwitches follows dlid from every switch: each must reach the LID's
+// owner without a loop, whether or not an HCA's path crosses it — a
+// switch's own traffic (traps, replies of its agents) is routed by its
+// LFT, and OpenSM gives every switch an entry for every LID. epoch numbers
+// the DLID. It returns the first problem, or "".
+func (w *walker) fromSwitches(col []uint8, dst fabric.PortRef, dlid lft.LID, epoch uint32) string {
+	f, lay := w.f, w.lay
+	for start := range lay.switches {
+		w.walk++
+		for x := int32(start); w.reached[x] != epoch; {
+			if w.onWay[x] == w.walk {
+				return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s)", dlid, f.Name(lay.switches[start]), f.Name(lay.switches[x]))
+			}
+			w.onWay[x] = w.walk
+			next, home, p := w.forward(lay.switches[x], int(col[x]), dst, dlid)
+			if p != "" {
+				return p
+			}
+			if home || next == dst {
+				break
+			}
+			if lay.swIndex[next.Node] < 0 {
+				return fmt.Sprintf("LID 0x%04x from %s is delivered to %s, which does not own it", dlid, f.Name(lay.switches[start]), f.PortString(next))
+			}
+			x = lay.swIndex[next.Node]
+		}
+		for x := int32(start); w.reached[x] != epoch; { // the whole way reaches it
+			w.reached[x] = epoch
+			next, home, _ := w.forward(lay.switches[x], int(col[x]), dst, dlid)
+			if home || next == dst {
+				break
+			}
+			x = lay.swIndex[next.Node]
+		}
+	}
+	return ""
 }

@@ -25,7 +25,9 @@ func verifyCommand() *cli.Command {
 (opensm-lfts.dump, or slimroute's opensm-lfts.txt) or ibroute's output for every switch —
 with the path SLs (slimroute's path-sl.txt) and the SL-to-VL tables (sl2vl.txt, ibdmchk's -d
 layout, e.g. read back from the switches), and runs slimroute's independent verifier on
-them. Without --path-sl every path uses SL 0; without --sl2vl every SL maps to VL 0.
+them: every LID reachable from every HCA port and from every switch, no loop, no path
+whose SL a switch maps onto VL 15 (the management VL: the switch drops it), no credit loop.
+Without --path-sl every path uses SL 0; without --sl2vl every SL maps to VL 0.
 Exit status: 0 verified, 1 broken tables or a credit loop, 2 could not read the input.
 
 Examples:
