@@ -2,7 +2,9 @@ package lft_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"slimroute/deadlock"
@@ -94,6 +96,39 @@ func TestEveryFormatReadsBackWhatItWrote(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEntriesForUnheldLIDsAreSkipped inserts, after every tenth entry of
+// an LFT dump, an entry of the kind OpenSM writes for a LID that no port
+// holds ("0x<lid> <port> # unknown node and type"), for LIDs above the
+// plan's: the tables read back are the original's.
+func TestEntriesForUnheldLIDsAreSkipped(t *testing.T) {
+	tab := programmed(t)
+	var buf bytes.Buffer
+	if err := lft.WriteOpenSMLFTs(&buf, tab, 2); err != nil {
+		t.Fatal(err)
+	}
+	top := tab.LIDs().Ports()[len(tab.LIDs().Ports())-1].Top()
+	var out []string
+	n := 0
+	for _, line := range strings.Split(buf.String(), "\n") {
+		out = append(out, line)
+		if strings.HasPrefix(line, "0x") {
+			if n++; n%10 == 0 {
+				out = append(out, fmt.Sprintf("0x%04x %03d # unknown node and type", int(top)+1+n%7, 1+n%3))
+			}
+		}
+	}
+	back, err := lft.ReadOpenSMLFTs(strings.NewReader(strings.Join(out, "\n")), "lfts", tab.Fabric())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("%d entries", n)
+	}
+	if d := lft.DiffLFTs(tab, back, 3); len(d) > 0 {
+		t.Fatalf("tables differ: %v", d)
 	}
 }
 

@@ -152,6 +152,9 @@ func (l listing) read(r io.Reader, file string, f *fabric.Fabric) (*Tables, erro
 			if err != nil {
 				return nil, perr(ln, "%v", err)
 			}
+			if strings.HasSuffix(line, unknownOwner) {
+				continue // no port holds the LID: no destination, nothing to route
+			}
 			e.sw = cur
 			entries = append(entries, e)
 		}
@@ -166,6 +169,11 @@ func (l listing) read(r io.Reader, file string, f *fabric.Fabric) (*Tables, erro
 	}
 	return tablesOf(file, f, entries)
 }
+
+// unknownOwner ends an entry of OpenSM's dump for a LID that no port
+// holds (a switch may keep a route to a LID whose port has left): there is
+// no destination behind it, and the reader skips it.
+const unknownOwner = "# unknown node and type"
 
 // headerSwitch finds the switch a table header names by its GUID.
 func headerSwitch(line string, f *fabric.Fabric) (fabric.NodeID, error) {

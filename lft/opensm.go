@@ -37,8 +37,9 @@ var opensmListing = listing{
 // --dump_files_dir DIR) and maps them onto fabric f. Every entry names its
 // destination's port GUID, so the LID plan comes from the file: a port's
 // LIDs are those listed with its GUID, its base LID the smallest and its
-// LMC the one its LIDs span. Path SLs and SL2VL tables are left 0: read
-// them with ReadPathSL and ReadSL2VL.
+// LMC the one its LIDs span. An entry OpenSM marks "unknown node and
+// type" (a LID no port holds) is skipped. Path SLs and SL2VL tables are
+// left 0: read them with ReadPathSL and ReadSL2VL.
 func ReadOpenSMLFTs(r io.Reader, file string, f *fabric.Fabric) (*Tables, error) {
 	return opensmListing.read(r, file, f)
 }
