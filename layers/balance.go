@@ -88,10 +88,10 @@ type scratch struct {
 }
 
 func balance(g *graph, r *Routing) {
-	if r.layers < 2 {
-		return
-	}
 	S := len(g.adj)
+	if r.layers < 2 || g.chOff[S] == 0 {
+		return // one layer, or one switch: no channel to balance
+	}
 	b := &balancer{g: g, r: r, tree: newTreeState(S), dists: allDistances(g)}
 	b.members = make([][]int, g.nEP)
 	for e := 0; e < g.nEP; e++ {

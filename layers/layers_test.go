@@ -254,7 +254,7 @@ func randomFabric(t *testing.T, rng *rand.Rand, S int) *fabric.Fabric {
 	return f
 }
 
-// Random connected fabrics, with the default bounds and with bounds of
+// Random connected fabrics of 1 to 31 switches, with the default bounds and with bounds of
 // 2..3 hops (which plan the entries into every destination switch, as on
 // a Slim Fly: entry.go), in 1, 2, 4 and 8 layers, on one and two workers.
 func TestRandomConnectedFabrics(t *testing.T) {
@@ -264,7 +264,11 @@ func TestRandomConnectedFabrics(t *testing.T) {
 		n = 40
 	}
 	for i := 0; i < n; i++ {
-		f := randomFabric(t, rng, 2+rng.IntN(30))
+		S := 1 + rng.IntN(31)
+		if i == 0 {
+			S = 1 // one switch: no channel at all
+		}
+		f := randomFabric(t, rng, S)
 		for _, L := range []int{1, 2, 4, 8} {
 			for _, b := range [][2]int{{0, 0}, {2, 3}} {
 				o := Options{Layers: L, Seed: uint64(i), MinLen: b[0], MaxLen: b[1], Workers: 1 + i%2}
