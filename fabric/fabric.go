@@ -250,6 +250,9 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 			fail("link %s: HCA cabled to HCA; slimroute routes switched fabrics only", f.linkString(l))
 		}
 	}
+	if need := f.lidsNeeded(); need > MaxLIDs {
+		fail("the fabric needs %d LIDs (a LID per switch and per cabled HCA port), more than the %d unicast LIDs of one InfiniBand subnet (0x0001–0xBFFF): split it into subnets of at most %d switches and HCA ports", need, MaxLIDs, MaxLIDs)
+	}
 	if len(errs) > 0 {
 		if len(errs) == maxErrors {
 			errs = append(errs, errors.New("(more problems not shown)"))
@@ -259,14 +262,32 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 	return f, nil
 }
 
+// lidsNeeded counts the LIDs f needs at LMC 0: one per switch and one per
+// cabled HCA port (of New's port table, links entered).
+func (f *Fabric) lidsNeeded() int {
+	n := 0
+	for i, nd := range f.nodes {
+		if nd.Kind == Switch {
+			n++
+			continue
+		}
+		for _, slot := range f.byPort[i] {
+			if slot >= 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // MaxPorts is the largest port count a node may have (port numbers are 8 bit
 // and 255 means "drop" in a forwarding table).
 const MaxPorts = 254
 
 // MaxLIDs is the number of unicast LIDs of one InfiniBand subnet
 // (0x0001–0xBFFF). Every switch and every HCA port takes one, so a fabric
-// with more of them cannot be one subnet; the builders refuse such a
-// fabric before they allocate it.
+// with more of them cannot be one subnet: New refuses it, and the builders
+// refuse it before they allocate it.
 const MaxLIDs = 0xBFFF
 
 const maxErrors = 20
