@@ -16,6 +16,8 @@ var (
 	adviceEndpoints = regexp.MustCompile(`at most (\d+) endpoints per switch`)
 	adviceQ         = regexp.MustCompile(`q ≤ (\d+) with the default endpoints`)
 	adviceUpTo      = regexp.MustCompile(`up to (\d+) with fewer endpoints per switch`)
+	adviceTryQ      = regexp.MustCompile(`try q in \{([\d, ]+)\}`)
+	adviceRadix     = regexp.MustCompile(`at least (\d+) ports`)
 )
 
 // TestParametersCheckedBeforeAllocation builds Slim Flies from 1200 seeded
@@ -65,11 +67,49 @@ func TestParametersCheckedBeforeAllocation(t *testing.T) {
 			t.Errorf("%+v: %q names no parameter", p, msg)
 		}
 		checkLIDAdvice(t, p, msg, followed)
+		checkShapeAdvice(t, p, msg, followed)
 	}
 	if built < 50 {
 		t.Errorf("only %d of 1200 parameter sets built; the generator misses the valid range", built)
 	}
 	t.Logf("1200 parameter sets, %d built", built)
+}
+
+// checkShapeAdvice follows the advice of a refusal for the shape: every q
+// of "try q in {…}" builds with the defaults; with "at least N ports" or
+// "at most E endpoints" the ports no longer fall short (a LID limit, with
+// advice of its own, may still apply).
+func checkShapeAdvice(t *testing.T, p Params, msg string, followed map[string]bool) {
+	t.Helper()
+	if m := adviceTryQ.FindStringSubmatch(msg); m != nil {
+		for _, v := range strings.Split(m[1], ", ") {
+			q, _ := strconv.Atoi(v)
+			if !followed["q"+v] {
+				followed["q"+v] = true
+				if _, err := Build(Params{Q: q}); err != nil {
+					t.Errorf("%+v: %s\n  advised q=%d, which fails: %v", p, msg, q, err)
+				}
+			}
+		}
+	}
+	if !strings.Contains(msg, "but radix is") {
+		return
+	}
+	fixes := []Params{p, p}
+	if m := adviceRadix.FindStringSubmatch(msg); m != nil {
+		fixes[0].Radix, _ = strconv.Atoi(m[1])
+	}
+	if m := adviceEndpoints.FindStringSubmatch(msg); m != nil {
+		fixes[1].Endpoints, _ = strconv.Atoi(m[1])
+	}
+	for _, fixed := range fixes {
+		if fixed == p {
+			continue
+		}
+		if _, err := Build(fixed); err != nil && strings.Contains(err.Error(), "but radix is") {
+			t.Errorf("%+v: %s\n  followed as %+v, still short of ports: %v", p, msg, fixed, err)
+		}
+	}
 }
 
 // checkLIDAdvice follows the advice of a refusal for size: q up to M

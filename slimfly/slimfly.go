@@ -146,16 +146,19 @@ func Admissible(max int) []int {
 	return out
 }
 
-// nearby lists the admissible q within 8 of q (of 3..11 for q < 3).
+// nearby lists the admissible q within 8 of q that build with the default
+// endpoints (q ≤ maxDefaultQ); for a q beyond those, the largest four.
 func nearby(q int) string {
-	lo, hi := 3, 11
-	if q > 3 {
-		lo, hi = max(3, q-8), min(q+8, MaxQ())
-	}
+	top := maxDefaultQ() // a suggestion must build as it stands
 	var s []string
-	for v := lo; v <= hi; v++ {
+	for v := max(3, q-8); v <= min(q+8, top); v++ {
 		if admissible(v) {
 			s = append(s, fmt.Sprint(v))
+		}
+	}
+	for v := top; len(s) < 4 && v >= 3; v-- { // q beyond reach: the largest
+		if admissible(v) && v < q-8 {
+			s = append([]string{fmt.Sprint(v)}, s...)
 		}
 	}
 	return "{" + strings.Join(s, ", ") + "}"
@@ -252,8 +255,14 @@ func Build(p Params) (*fabric.Fabric, error) {
 		radix = need
 	}
 	if need > radix {
-		return nil, fmt.Errorf("q=%d with %d endpoints per switch needs %d ports per switch (%d network + %d endpoints), but radix is %d: use switches with at least %d ports or at most %d endpoints per switch",
-			p.Q, hosts, need, d.Degree, hosts, radix, need, max(radix-d.Degree, 0))
+		fix := fmt.Sprintf("use switches with at least %d ports", need)
+		if radix > d.Degree {
+			fix += fmt.Sprintf(" or at most %d endpoints per switch", radix-d.Degree)
+		} else {
+			fix += fmt.Sprintf(" (the network alone takes %d)", d.Degree)
+		}
+		return nil, fmt.Errorf("q=%d with %d endpoints per switch needs %d ports per switch (%d network + %d endpoints), but radix is %d: %s",
+			p.Q, hosts, need, d.Degree, hosts, radix, fix)
 	}
 	if radix > fabric.MaxPorts {
 		return nil, fmt.Errorf("radix %d: a switch has at most %d ports", radix, fabric.MaxPorts)
