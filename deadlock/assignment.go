@@ -33,6 +33,10 @@ type Options struct {
 	// routes it could not separate on the last VL and listing them in
 	// Assignment.OnCycle, instead of failing.
 	BestEffort bool
+	// probe marks a run made only to see whether advice to use this
+	// scheme would work: its own refusal then tries no other scheme (the
+	// two schemes' refusals each try the other).
+	probe bool
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -123,8 +123,10 @@ func (p *packing) tooFewVLs(r *layers.Routing, opts Options) error {
 		need = fmt.Sprintf("%d VLs", p.firstFitNeeds)
 		fix = fmt.Sprintf("allow %d VLs (--vls %d), ", p.firstFitNeeds, p.firstFitNeeds)
 	}
-	if _, err := AssignHops(r, opts); err == nil {
-		fix += "use the hop-indexed scheme (--deadlock hops), "
+	if !opts.probe {
+		if _, err := AssignHops(r, Options{VLs: opts.VLs, probe: true}); err == nil {
+			fix += "use the hop-indexed scheme (--deadlock hops), "
+		}
 	}
 	return &vlShortage{p.firstFitNeeds, fmt.Sprintf("DFSSSP needs %s on this routing, %d allowed: %d routes fit on no VL without closing a cycle; %sor accept unprotected routes (--best-effort)",
 		need, opts.VLs, len(p.failed), fix)}

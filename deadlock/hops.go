@@ -1,7 +1,9 @@
 package deadlock
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"slimroute/layers"
 )
@@ -84,12 +86,16 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	if len(long) > 0 {
 		need = 4
 		if longVL, nLong, err = packLong(r, long, opts.VLs-need, MaxSLs-n); err != nil {
+			var s *vlShortage
+			if errors.As(err, &s) && s.needs > MaxVLs {
+				s.msg += "; " + otherScheme(r, opts)
+			}
 			return nil, err
 		}
 	}
 	need = min(need, 4)
 	if n+nLong > MaxSLs {
-		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing (%d switch colours, %d for routes of five hops or more), InfiniBand has %d; use --deadlock dfsssp", n+nLong, n, nLong, MaxSLs)
+		return nil, fmt.Errorf("the hop-indexed scheme needs %d service levels on this routing (%d switch colours, %d for routes of five hops or more), InfiniBand has %d; %s", n+nLong, n, nLong, MaxSLs, otherScheme(r, opts))
 	}
 	if need+nLong > opts.VLs {
 		return nil, &vlShortage{need + nLong, fmt.Sprintf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, longest, opts.VLs, need+nLong, need+nLong)}
@@ -200,13 +206,40 @@ func packLong(r *layers.Routing, long []path, avail, slsLeft int) ([]uint8, int,
 			return vl, vlsUsed(vl), nil
 		}
 	}
-	msg := fmt.Sprintf("%d routes have five or more switch-to-switch hops (the fabric lost cables or switches)", len(long))
+	cause := "some switches are that far apart, or cables or switches failed"
+	if b := r.Bounds; !b.PerPair && b.Max > 4 {
+		cause = fmt.Sprintf("--max-len %d allows them", b.Max)
+	}
+	msg := fmt.Sprintf("%d routes have five or more switch-to-switch hops (%s)", len(long), cause)
 	most := MaxVLs - 4
 	if vl, failed := packFirstFit(routes, off, chans, r.NumChannels(), most); len(failed) == 0 && vlsUsed(vl) <= slsLeft {
 		need := 4 + vlsUsed(vl)
 		return nil, 0, &vlShortage{need, fmt.Sprintf("%s: the hop-indexed scheme needs %d VLs for them, %d are available; allow %d VLs (--vls %d) if the switches have them", msg, need, avail+4, need, need)}
 	}
-	return nil, 0, &vlShortage{MaxVLs + 1, fmt.Sprintf("%s: they do not fit the VLs and SLs InfiniBand has beside the 4 hop classes; use --deadlock dfsssp", msg)}
+	return nil, 0, &vlShortage{MaxVLs + 1, fmt.Sprintf("%s: they do not fit the VLs and SLs InfiniBand has beside the 4 hop classes", msg)}
+}
+
+// otherScheme says what to do when the hop-indexed scheme cannot take
+// routing r: DFSSSP when it fits (it is tried), else what does — the
+// default path lengths, when the bounds asked for long paths, DFSSSP with
+// the VLs it needs, or unprotected routes.
+func otherScheme(r *layers.Routing, opts Options) string {
+	if opts.probe {
+		return "use --deadlock dfsssp"
+	}
+	a, err := AssignDFSSSP(r, Options{VLs: opts.VLs, probe: true})
+	if err == nil {
+		return fmt.Sprintf("use --deadlock dfsssp (it fits this routing on %d VLs)", a.VLs)
+	}
+	var fixes []string
+	if b := r.Bounds; !b.PerPair && b.Max > 4 {
+		fixes = append(fixes, "leave out --min-len and --max-len (the default path lengths)")
+	}
+	if s := (*vlShortage)(nil); errors.As(err, &s) && s.needs <= MaxVLs {
+		fixes = append(fixes, fmt.Sprintf("use --deadlock dfsssp --vls %d if the switches have %d VLs", s.needs, s.needs))
+	}
+	fixes = append(fixes, "or accept unprotected routes (--deadlock dfsssp --best-effort)")
+	return "DFSSSP does not fit it either: " + strings.Join(fixes, ", ")
 }
 
 // dsatur colours the graph given by sorted adjacency lists: repeatedly the
