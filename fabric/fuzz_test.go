@@ -84,6 +84,9 @@ func FuzzReadNodeNameMap(f *testing.F) {
 
 func FuzzReadJSON(f *testing.F) {
 	addSeeds(f, "golden/*.json")
+	f.Add([]byte(jsonWithPorts(2, MaxPorts+1))) // once a panic in New
+	f.Add([]byte(jsonWithPorts(1<<30, 1)))      // once an out-of-memory
+	f.Add([]byte(`{"format":"slimroute-fabric/1","nodes":[],"links":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fab, err := ReadJSON(bytes.NewReader(data), "fuzz.json")
 		if err != nil {

@@ -136,6 +136,8 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 	}
 	if len(nodes) == 0 && len(errs.errs) == 0 {
 		errs.add(0, "no Switch or Ca records found; is this ibnetdiscover output?")
+	} else if len(nodes) > 0 {
+		requireSwitch(nodes, errs)
 	}
 	uniqueNames(nodes, descs)
 	names := func(k string) string {

@@ -118,6 +118,8 @@ func ReadIBSimNet(r io.Reader, file string) (*Fabric, error) {
 	}
 	if len(p.nodes) == 0 && len(p.errs.errs) == 0 {
 		p.errs.add(0, "no Switch or Hca records found; is this an ibsim net file?")
+	} else if len(p.nodes) > 0 {
+		requireSwitch(p.nodes, p.errs)
 	}
 	links := pairHalves(p.halves, p.ids, func(k string) string { return k }, p.errs)
 	if err := p.errs.err(); err != nil {
