@@ -46,6 +46,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		ids      = map[string]NodeID{}
 		pendGUID GUID // from a switchguid=/caguid= line before the header
 		cur      = NodeID(-1)
+		refused  bool // inside the record of a header refused
 	)
 	for i, line := range lines {
 		ln := i + 1
@@ -65,7 +66,10 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 			halves = append(halves, h)
 			continue
 		}
-		cur = -1
+		if refused && strings.HasPrefix(t, "[") {
+			continue // the port lines of a refused header: its error says it all
+		}
+		cur, refused = -1, false
 		switch {
 		case t == "" || strings.HasPrefix(t, "#"):
 		case strings.HasPrefix(t, "vendid="), strings.HasPrefix(t, "devid="), strings.HasPrefix(t, "Non-Chassis Nodes"), strings.HasPrefix(t, "Chassis"):
@@ -91,11 +95,11 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 			if strings.HasPrefix(t, "Switch") {
 				kind, skip = Switch, 6
 			}
-			ports, okp := leadingInt(t[skip:])
+			ports, tok, okp := headerPorts(t[skip:])
 			key, rest, okq := quoted(t)
-			if !okp || !okq || ports < 1 || ports > MaxPorts || key == "" {
-				errs.add(ln, "bad node header %q: want %s <ports 1..%d> \"<node id>\" # \"<description>\"", truncate(t, 60), t[:skip], MaxPorts)
-				pendGUID = 0
+			if !okp || !okq || key == "" {
+				errs.add(ln, "bad node header %q: %swant %s <ports 1..%d> \"<node id>\" # \"<description>\"", truncate(t, 60), portCountProblem(okp, tok), t[:skip], MaxPorts)
+				pendGUID, refused = 0, true
 				continue
 			}
 			if _, dup := ids[key]; dup {
