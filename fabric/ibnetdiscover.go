@@ -120,7 +120,10 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 					c = after
 				}
 				if kind == Switch {
-					lid, lmc, okl := lidLMC(c)
+					lid, lmc, okl, err := lidLMC(c)
+					if err != nil {
+						errs.add(ln, "switch %q: %v", desc, err)
+					}
 					if okl {
 						n.Attrs = map[int]PortAttr{0: {GUID: g, LID: lid, LMC: lmc}}
 					}
@@ -215,26 +218,31 @@ func guidFromIBNDKey(key string) GUID {
 	return 0
 }
 
-// lidLMC finds "lid N" and "lmc M" in a comment.
-func lidLMC(s string) (uint16, uint8, bool) {
+// lidLMC finds "lid N" and "lmc M" in a comment. A value that is not a
+// LID (16 bits) or an LMC (0..7) is an error: the fabric's LIDs would
+// otherwise be other than the file says.
+func lidLMC(s string) (lid uint16, lmc uint8, found bool, err error) {
 	f := strings.Fields(s)
-	var lid uint16
-	var lmc uint8
-	found := false
 	for i := 0; i+1 < len(f); i++ {
 		switch f[i] {
 		case "lid":
-			if v, err := parseUint(f[i+1], 16); err == nil && !found {
-				lid, found = uint16(v), true
+			if found {
+				continue // a later "lid" is the remote port's
 			}
+			v, err := parseUint(f[i+1], 16)
+			if err != nil {
+				return 0, 0, false, fmt.Errorf("lid %q: want a LID of 0..65535", truncate(f[i+1], 20))
+			}
+			lid, found = uint16(v), true
 		case "lmc":
-			if v, err := parseUint(f[i+1], 8); err == nil && v <= 7 {
-				lmc = uint8(v)
+			v, err := parseUint(f[i+1], 8)
+			if err != nil || v > 7 {
+				return 0, 0, false, fmt.Errorf("lmc %q: LMC is 0..7", truncate(f[i+1], 20))
 			}
-			return lid, lmc, found
+			return lid, uint8(v), found, nil
 		}
 	}
-	return lid, lmc, found
+	return lid, lmc, found, nil
 }
 
 // parseIBNDPort reads a port line of the record of node key (described as
@@ -294,7 +302,13 @@ func parseIBNDPort(t string, ln int, key, desc string, n *Node, errs *errorList)
 			if q := strings.IndexByte(c, '"'); q >= 0 {
 				head = c[:q]
 			}
-			if lid, lmc, ok := lidLMC(head); ok {
+			lid, lmc, ok, err := lidLMC(head)
+			if err != nil {
+				// the cable is fine: keep it, so that its other end is
+				// not reported as listed on one side only
+				errs.add(ln, "port %d of %q: %v", p, desc, err)
+			}
+			if ok {
 				attr.LID, attr.LMC = lid, lmc
 			}
 		}
