@@ -44,3 +44,18 @@ func wrapValidation(file string, err error) error {
 	}
 	return fmt.Errorf("%s: invalid fabric: %w", file, err)
 }
+
+// requireSwitch reports a fabric with nodes but no switch: nothing can
+// route it, and a file written from it reads as no fabric at all.
+func requireSwitch(nodes []Node, errs *errorList) {
+	for i := range nodes {
+		if nodes[i].Kind == Switch {
+			return
+		}
+	}
+	what := fmt.Sprintf("%d nodes, all HCAs", len(nodes))
+	if len(nodes) == 0 {
+		what = "no nodes at all"
+	}
+	errs.add(0, "no switch (%s); slimroute models switched fabrics: add the switches and the cables to them", what)
+}

@@ -180,7 +180,8 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 				fail("node %q: attributes for port %d, which it does not have (ports 1..%d)", n.Name, p, n.Ports)
 			}
 		}
-		if n.Kind == HCA {
+		validPorts := n.Ports >= 1 && n.Ports <= MaxPorts
+		if n.Kind == HCA && validPorts {
 			for p := 1; p <= n.Ports; p++ {
 				g := n.PortGUID(p)
 				if g == 0 {
@@ -192,7 +193,7 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 				portOwner[g] = PortRef{id, p}
 			}
 		}
-		if n.Ports >= 0 && n.Ports <= MaxPorts {
+		if validPorts {
 			ports := make([]int32, n.Ports+1)
 			for p := range ports {
 				ports[p] = -1
@@ -225,6 +226,10 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 				continue
 			}
 			n := &nodes[end.Node]
+			if f.byPort[end.Node] == nil {
+				ok = false // its port count is out of range, reported above
+				continue
+			}
 			if end.Port < 1 || end.Port > n.Ports {
 				fail("node %q: port %d is beyond its port count (ports 1..%d)", n.Name, end.Port, n.Ports)
 				ok = false

@@ -44,6 +44,7 @@ func roundTrip(t *testing.T, f *Fabric, write func(*bytes.Buffer, *Fabric) error
 func FuzzReadIBSimNet(f *testing.F) {
 	addSeeds(f, "*.net", "golden/*.net")
 	f.Add([]byte("switchguid=0x10\nSwitch 2 \"a\" # \"desc a\" lid 1\n[1] \"b\"[2] w=2 s=4\n\ncaguid+5\nHca 2 \"b\"\n[2] \"a\"[1]\n"))
+	f.Add([]byte("Switch -12 \"a\"\n[1] \"b\"[1]\n\nHca 1e9 \"b\"\n[1] \"a\"[1]\n")) // counts once read from their digits
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fab, err := ReadIBSimNet(bytes.NewReader(data), "fuzz.net")
 		if err != nil {
@@ -84,6 +85,9 @@ func FuzzReadNodeNameMap(f *testing.F) {
 
 func FuzzReadJSON(f *testing.F) {
 	addSeeds(f, "golden/*.json")
+	f.Add([]byte(jsonWithPorts(2, MaxPorts+1))) // once a panic in New
+	f.Add([]byte(jsonWithPorts(1<<30, 1)))      // once an out-of-memory
+	f.Add([]byte(`{"format":"slimroute-fabric/1","nodes":[],"links":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fab, err := ReadJSON(bytes.NewReader(data), "fuzz.json")
 		if err != nil {

@@ -46,6 +46,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		ids      = map[string]NodeID{}
 		pendGUID GUID // from a switchguid=/caguid= line before the header
 		cur      = NodeID(-1)
+		refused  bool // inside the record of a header refused
 	)
 	for i, line := range lines {
 		ln := i + 1
@@ -65,7 +66,10 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 			halves = append(halves, h)
 			continue
 		}
-		cur = -1
+		if refused && strings.HasPrefix(t, "[") {
+			continue // the port lines of a refused header: its error says it all
+		}
+		cur, refused = -1, false
 		switch {
 		case t == "" || strings.HasPrefix(t, "#"):
 		case strings.HasPrefix(t, "vendid="), strings.HasPrefix(t, "devid="), strings.HasPrefix(t, "Non-Chassis Nodes"), strings.HasPrefix(t, "Chassis"):
@@ -91,11 +95,11 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 			if strings.HasPrefix(t, "Switch") {
 				kind, skip = Switch, 6
 			}
-			ports, okp := leadingInt(t[skip:])
+			ports, tok, okp := headerPorts(t[skip:])
 			key, rest, okq := quoted(t)
-			if !okp || !okq || ports < 1 || ports > MaxPorts || key == "" {
-				errs.add(ln, "bad node header %q: want %s <ports 1..%d> \"<node id>\" # \"<description>\"", truncate(t, 60), t[:skip], MaxPorts)
-				pendGUID = 0
+			if !okp || !okq || key == "" {
+				errs.add(ln, "bad node header %q: %swant %s <ports 1..%d> \"<node id>\" # \"<description>\"", truncate(t, 60), portCountProblem(okp, tok), t[:skip], MaxPorts)
+				pendGUID, refused = 0, true
 				continue
 			}
 			if _, dup := ids[key]; dup {
@@ -116,7 +120,10 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 					c = after
 				}
 				if kind == Switch {
-					lid, lmc, okl := lidLMC(c)
+					lid, lmc, okl, err := lidLMC(c)
+					if err != nil {
+						errs.add(ln, "switch %q: %v", desc, err)
+					}
 					if okl {
 						n.Attrs = map[int]PortAttr{0: {GUID: g, LID: lid, LMC: lmc}}
 					}
@@ -136,6 +143,8 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 	}
 	if len(nodes) == 0 && len(errs.errs) == 0 {
 		errs.add(0, "no Switch or Ca records found; is this ibnetdiscover output?")
+	} else if len(nodes) > 0 {
+		requireSwitch(nodes, errs)
 	}
 	uniqueNames(nodes, descs)
 	names := func(k string) string {
@@ -209,26 +218,31 @@ func guidFromIBNDKey(key string) GUID {
 	return 0
 }
 
-// lidLMC finds "lid N" and "lmc M" in a comment.
-func lidLMC(s string) (uint16, uint8, bool) {
+// lidLMC finds "lid N" and "lmc M" in a comment. A value that is not a
+// LID (16 bits) or an LMC (0..7) is an error: the fabric's LIDs would
+// otherwise be other than the file says.
+func lidLMC(s string) (lid uint16, lmc uint8, found bool, err error) {
 	f := strings.Fields(s)
-	var lid uint16
-	var lmc uint8
-	found := false
 	for i := 0; i+1 < len(f); i++ {
 		switch f[i] {
 		case "lid":
-			if v, err := parseUint(f[i+1], 16); err == nil && !found {
-				lid, found = uint16(v), true
+			if found {
+				continue // a later "lid" is the remote port's
 			}
+			v, err := parseUint(f[i+1], 16)
+			if err != nil {
+				return 0, 0, false, fmt.Errorf("lid %q: want a LID of 0..65535", truncate(f[i+1], 20))
+			}
+			lid, found = uint16(v), true
 		case "lmc":
-			if v, err := parseUint(f[i+1], 8); err == nil && v <= 7 {
-				lmc = uint8(v)
+			v, err := parseUint(f[i+1], 8)
+			if err != nil || v > 7 {
+				return 0, 0, false, fmt.Errorf("lmc %q: LMC is 0..7", truncate(f[i+1], 20))
 			}
-			return lid, lmc, found
+			return lid, uint8(v), found, nil
 		}
 	}
-	return lid, lmc, found
+	return lid, lmc, found, nil
 }
 
 // parseIBNDPort reads a port line of the record of node key (described as
@@ -288,7 +302,13 @@ func parseIBNDPort(t string, ln int, key, desc string, n *Node, errs *errorList)
 			if q := strings.IndexByte(c, '"'); q >= 0 {
 				head = c[:q]
 			}
-			if lid, lmc, ok := lidLMC(head); ok {
+			lid, lmc, ok, err := lidLMC(head)
+			if err != nil {
+				// the cable is fine: keep it, so that its other end is
+				// not reported as listed on one side only
+				errs.add(ln, "port %d of %q: %v", p, desc, err)
+			}
+			if ok {
 				attr.LID, attr.LMC = lid, lmc
 			}
 		}

@@ -2,6 +2,7 @@ package fabric_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -83,5 +84,40 @@ func TestIBNetDiscoverCutShortSaysSo(t *testing.T) {
 		if strings.Count(msg, "port lines") > 0 && !strings.Contains(msg, "cut short") {
 			t.Fatalf("cut at byte %d: %s", n, msg)
 		}
+	}
+}
+
+// An LMC outside 0..7 or a LID that is not a 16-bit number, in a switch's
+// header or an HCA port's line, is refused at its line (seeded draws of
+// the lines of a q=3 dump); `route --lids-from-fabric` would otherwise
+// assign LIDs the file does not say.
+func TestIBNetDiscoverRefusesBadLMCAndLIDAtTheirLine(t *testing.T) {
+	lines := strings.Split(ibndDump(t, 3).String(), "\n")
+	rng := rand.New(rand.NewPCG(10, 7))
+	breakers := []struct{ from, to, want string }{
+		{" lmc 0", " lmc 8", "LMC is 0..7"},
+		{" lmc 0", " lmc 255", "LMC is 0..7"},
+		{" lmc 0", " lmc x", "LMC is 0..7"},
+		{" lmc 0", " lmc -1", "LMC is 0..7"},
+		{" lid 0 lmc", " lid x lmc", "lid"},
+		{" lid 0 lmc", " lid 70000 lmc", "lid"},
+	}
+	tried := 0
+	for i, l := range lines {
+		if !strings.Contains(l, " lmc 0") || rng.IntN(3) != 0 {
+			continue
+		}
+		b := breakers[tried%len(breakers)]
+		tried++
+		bad := append([]string(nil), lines...)
+		bad[i] = strings.Replace(l, b.from, b.to, 1)
+		_, err := fabric.ReadIBNetDiscover(strings.NewReader(strings.Join(bad, "\n")), "found.txt")
+		var pe *fabric.ParseError
+		if !errors.As(err, &pe) || pe.Line != i+1 || !strings.Contains(pe.Msg, b.want) {
+			t.Fatalf("line %d %q: error %v; want found.txt:%d saying %q", i+1, bad[i], err, i+1, b.want)
+		}
+	}
+	if tried < 12 {
+		t.Fatalf("only %d lines tried", tried)
 	}
 }

@@ -118,6 +118,8 @@ func ReadIBSimNet(r io.Reader, file string) (*Fabric, error) {
 	}
 	if len(p.nodes) == 0 && len(p.errs.errs) == 0 {
 		p.errs.add(0, "no Switch or Hca records found; is this an ibsim net file?")
+	} else if len(p.nodes) > 0 {
+		requireSwitch(p.nodes, p.errs)
 	}
 	links := pairHalves(p.halves, p.ids, func(k string) string { return k }, p.errs)
 	if err := p.errs.err(); err != nil {
@@ -145,8 +147,9 @@ type netParser struct {
 	defWidth Width // width=/speed= defaults for ports without w=/s=
 	defSpeed Speed
 
-	cur   NodeID // node whose port lines are being read, or -1
-	curID string
+	cur     NodeID // node whose port lines are being read, or -1
+	curID   string
+	refused bool // inside the record of a header refused
 }
 
 // line reads line number ln: a port or comment line inside a node record,
@@ -159,7 +162,10 @@ func (p *netParser) line(ln int, line string) {
 		p.port(ln, line)
 		return
 	}
-	p.cur = -1
+	if p.refused && strings.HasPrefix(line, "[") {
+		return // the port lines of a refused header: its error says it all
+	}
+	p.cur, p.refused = -1, false
 	t := strings.TrimSpace(line)
 	switch {
 	case t == "" || strings.HasPrefix(t, "#"):
@@ -207,10 +213,11 @@ func (p *netParser) header(ln int, line, t string) {
 	} else if strings.HasPrefix(line, "Ca") {
 		skip = 2
 	}
-	ports, okp := leadingInt(line[skip:])
+	ports, tok, okp := headerPorts(line[skip:])
 	id, rest, okq := quoted(line)
-	if !okp || !okq || ports < 1 || ports > MaxPorts {
-		p.errs.add(ln, "bad node header %q: want %s <ports 1..%d> \"<node id>\"", t, line[:skip], MaxPorts)
+	if !okp || !okq {
+		p.errs.add(ln, "bad node header %q: %swant %s <ports 1..%d> \"<node id>\"", truncate(t, 60), portCountProblem(okp, tok), line[:skip], MaxPorts)
+		p.refused = true
 		return
 	}
 	if _, dup := p.ids[id]; dup {
@@ -322,7 +329,11 @@ func parseIBSimPort(line string, ln int, nodeID string, n *Node, errs *errorList
 		errs.add(ln, "bad port line %q: want [<port>] \"<remote node id>\"[<remote port>]", truncate(line, 60))
 		return halfLink{}, false
 	}
-	if p < 1 || p > n.Ports {
+	if p < 1 || p > MaxPorts {
+		errs.add(ln, "port %d of %q: port numbers are 1..%d; fix the port number", p, nodeID, MaxPorts)
+		return halfLink{}, false
+	}
+	if p > n.Ports {
 		errs.add(ln, "port %d of %q: the node has ports 1..%d; raise the port count in its header or fix the port number", p, nodeID, n.Ports)
 		return halfLink{}, false
 	}

@@ -123,6 +123,9 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		default:
 			errs.add(0, "nodes[%d] (%q): kind %q; want \"switch\" or \"hca\"", i, jn.Name, jn.Kind)
 		}
+		if jn.Ports < 1 || jn.Ports > MaxPorts {
+			errs.add(0, "nodes[%d] (%q): ports %d; a node has ports 1..%d (port numbers are 8 bit, 255 is reserved)", i, jn.Name, jn.Ports, MaxPorts)
+		}
 		if jn.GUID != "" {
 			g, err := ParseGUID(jn.GUID)
 			if err != nil {
@@ -155,6 +158,7 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		}
 		nodes = append(nodes, n)
 	}
+	requireSwitch(nodes, errs)
 	links := make([]Link, 0, len(in.Links))
 	for i, jl := range in.Links {
 		l := Link{}

@@ -59,21 +59,37 @@ func bracketNum(s string) (n int, rest string, ok bool) {
 	return v, s[j+1:], true
 }
 
-// leadingInt parses the first run of decimal digits in s.
-func leadingInt(s string) (int, bool) {
-	i := strings.IndexAny(s, "0123456789")
-	if i < 0 {
-		return 0, false
+// headerPorts reads the port count of a record header from the text
+// after its keyword ("Switch", "Hca", "Ca"): blanks, then a decimal count
+// of 1..MaxPorts standing alone. A sign, fraction, unit or exponent is not
+// a count (ibsim would read "8x" as 8 and "-12" as a huge number), so the
+// token is returned for the error message.
+func headerPorts(s string) (int, string, bool) {
+	if s == "" || (s[0] != ' ' && s[0] != '\t') {
+		return 0, "", false
 	}
-	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
+	fs := strings.Fields(s)
+	if len(fs) == 0 {
+		return 0, "", false
 	}
-	if j-i > 9 {
-		return 0, false
+	tok := fs[0]
+	if strings.Trim(tok, "0123456789") != "" {
+		return 0, tok, false
 	}
-	v, err := strconv.Atoi(s[i:j])
-	return v, err == nil
+	v, err := strconv.Atoi(tok)
+	return v, tok, err == nil && v >= 1 && v <= MaxPorts
+}
+
+// portCountProblem says what is wrong with a header's port count tok, as
+// the start of a message, or "" when the count was fine.
+func portCountProblem(ok bool, tok string) string {
+	if ok {
+		return ""
+	}
+	if tok == "" {
+		return "no port count; "
+	}
+	return fmt.Sprintf("port count %q is not a number of 1..%d; ", truncate(tok, 20), MaxPorts)
 }
 
 // parseUint parses an unsigned number in C notation (0x… hex, else decimal).

@@ -203,6 +203,18 @@ func (l *LIDs) index() error {
 	return nil
 }
 
+// span returns the lowest and the highest LID a port holds; (1, 0) when
+// no port holds one.
+func (l *LIDs) span() (lo, hi LID) {
+	lo = 1
+	for i, p := range l.ports {
+		if i == 0 || p.Base < lo {
+			lo = p.Base
+		}
+	}
+	return lo, l.top
+}
+
 // Of returns the LID range of a port.
 func (l *LIDs) Of(p fabric.PortRef) (PortLIDs, bool) {
 	i, ok := l.byPort[p]

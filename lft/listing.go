@@ -1,7 +1,6 @@
 package lft
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -53,7 +52,7 @@ func (l listing) classify(line string) (lineKind, error) {
 			return skipLine, nil
 		}
 	}
-	return 0, fmt.Errorf("unrecognised line %q", line)
+	return 0, fmt.Errorf("unrecognised line %q", clip(line))
 }
 
 // entryTails formats, once per LID, the text after an entry's port: it
@@ -120,47 +119,51 @@ type lftEntry struct {
 // …"), entries ("0x<LID> <port> … portguid 0x<GUID>…"), lines to skip —
 // and builds the tables.
 func (l listing) read(r io.Reader, file string, f *fabric.Fabric) (*Tables, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	var entries []lftEntry
 	cur := fabric.NodeID(-1)
 	seen := map[fabric.NodeID]bool{}
+	listed := map[LID]listedAt{} // the current switch's entries so far
 	perr := func(line int, format string, args ...any) error {
 		return &fabric.ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
+	err := scanLines(r, file, func(ln int, line string) error {
 		kind, err := l.classify(line)
 		if err != nil {
-			return nil, perr(ln, "%v", err)
+			return perr(ln, "%v", err)
 		}
 		switch kind {
 		case headerLine:
 			sw, err := headerSwitch(line, f)
 			if err != nil {
-				return nil, perr(ln, "%v", err)
+				return perr(ln, "%v", err)
 			}
 			if seen[sw] {
-				return nil, perr(ln, "switch %s has two tables", f.Node(sw).GUID)
+				return perr(ln, "switch %s has two tables", f.Node(sw).GUID)
 			}
 			seen[sw], cur = true, sw
+			clear(listed)
 		case entryLine:
 			if cur < 0 {
-				return nil, perr(ln, "LFT entry before any \"Unicast lids … guid\" header")
+				return perr(ln, "LFT entry before any \"Unicast lids … guid\" header")
 			}
 			e, err := parseEntry(line, f.Ports(cur))
 			if err != nil {
-				return nil, perr(ln, "%v", err)
+				return perr(ln, "%v", err)
 			}
 			if strings.HasSuffix(line, unknownOwner) {
-				continue // no port holds the LID: no destination, nothing to route
+				return nil // no port holds the LID: no destination, nothing to route
 			}
+			if first, dup := listed[e.lid]; dup {
+				return perr(ln, "%s lists LID 0x%04x twice: port %d at line %d, port %d here; a switch forwards a LID to one port: keep one of the lines", f.Name(cur), e.lid, first.port, first.line, e.port)
+			}
+			listed[e.lid] = listedAt{ln, e.port}
 			e.sw = cur
 			entries = append(entries, e)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, id := range f.IDsOf(fabric.Switch) {
 		if !seen[id] {
@@ -168,6 +171,12 @@ func (l listing) read(r io.Reader, file string, f *fabric.Fabric) (*Tables, erro
 		}
 	}
 	return tablesOf(file, f, entries)
+}
+
+// listedAt is where a switch's table listed a LID, and the port.
+type listedAt struct {
+	line int
+	port uint8
 }
 
 // unknownOwner ends an entry of OpenSM's dump for a LID that no port
@@ -181,7 +190,7 @@ func headerSwitch(line string, f *fabric.Fabric) (fabric.NodeID, error) {
 	if i < 0 {
 		return 0, fmt.Errorf("table header without \"guid 0x…\"")
 	}
-	g, err := fabric.ParseGUID(strings.Fields(line[i+6:])[0])
+	g, err := parseGUID(strings.Fields(line[i+6:])[0])
 	if err != nil {
 		return 0, err
 	}
@@ -199,12 +208,12 @@ func headerSwitch(line string, f *fabric.Fabric) (fabric.NodeID, error) {
 func parseEntry(line string, ports int) (lftEntry, error) {
 	fs := strings.Fields(line)
 	if len(fs) < 2 {
-		return lftEntry{}, fmt.Errorf("want \"0x<lid> <port>\", got %q", line)
+		return lftEntry{}, fmt.Errorf("want \"0x<lid> <port>\", got %q", clip(line))
 	}
 	lid, err1 := strconv.ParseUint(fs[0][2:], 16, 16)
 	port, err2 := strconv.Atoi(fs[1])
 	if err1 != nil || err2 != nil || lid == 0 || lid > uint64(MaxUnicastLID) {
-		return lftEntry{}, fmt.Errorf("want \"0x<lid> <port>\" with a unicast LID, got %q", line)
+		return lftEntry{}, fmt.Errorf("want \"0x<lid> <port>\" with a unicast LID, got %q", clip(line))
 	}
 	if port < 0 || port > ports {
 		return lftEntry{}, fmt.Errorf("port %d: the switch has ports 1..%d", port, ports)
@@ -213,7 +222,7 @@ func parseEntry(line string, ports int) (lftEntry, error) {
 	if i < 0 {
 		return lftEntry{lid: LID(lid), port: uint8(port)}, nil
 	}
-	g, err := fabric.ParseGUID(strings.TrimRight(strings.Fields(line[i+9:])[0], ":)"))
+	g, err := parseGUID(strings.TrimRight(strings.Fields(line[i+9:])[0], ":)"))
 	if err != nil {
 		return lftEntry{}, err
 	}

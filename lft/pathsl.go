@@ -1,7 +1,6 @@
 package lft
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -77,7 +76,10 @@ func (t *Tables) sameSLs(a, b int32) bool {
 
 // ReadPathSL reads a path-SL file in the layout WritePathSL writes and
 // returns t with those path SLs: every HCA port cabled to a listed switch
-// takes that switch's line; ports on unlisted switches keep SL 0.
+// takes that switch's line. The file must be complete for t: a line for
+// every switch with HCA ports that hold LIDs, each line covering every
+// LID of t's plan; a missing line or SL would read as SL 0 and another
+// routing than the one the file was written for would be judged.
 func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	b := t.rebuild()
 	b.t.sl, b.t.slRow = nil, make([]int32, len(t.lids.ports))
@@ -85,39 +87,79 @@ func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 		b.t.slRow[i] = -1
 	}
 	f := t.f
+	lo, hi := t.lids.span()
 	rowOf := map[fabric.NodeID]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
+	lineOf := map[fabric.NodeID]int{}
+	perr := func(ln int, format string, args ...any) error {
+		return &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf(format, args...)}
+	}
+	err := scanLines(r, file, func(ln int, line string) error {
 		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+			return nil
 		}
 		sw, first, sls, err := parsePathSLLine(line, f)
 		if err != nil {
-			return nil, &fabric.ParseError{File: file, Line: ln, Msg: err.Error()}
+			return perr(ln, "%v", err)
 		}
-		if _, dup := rowOf[sw]; dup {
-			return nil, &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf("switch %s listed twice", f.Node(sw).GUID)}
+		if prev, dup := lineOf[sw]; dup {
+			return perr(ln, "switch %s listed twice (first at line %d); keep one of the lines", f.Node(sw).GUID, prev)
 		}
+		last := LID(int(first) + len(sls) - 1)
 		if int(first)+len(sls)-1 > int(t.lids.top) {
-			return nil, &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf("SLs up to LID 0x%04x, but the tables end at LID 0x%04x", int(first)+len(sls)-1, t.lids.top)}
+			return perr(ln, "SLs up to LID 0x%04x, but the tables end at LID 0x%04x", int(first)+len(sls)-1, t.lids.top)
+		}
+		if first > lo || last < hi {
+			return perr(ln, "SLs for DLIDs 0x%04x-0x%04x, but the tables hold LIDs 0x%04x-0x%04x: is the line cut short, or written for another LID plan?", first, last, lo, hi)
 		}
 		n, row := b.AddSLRow()
 		copy(row[first:], sls)
-		rowOf[sw] = n
+		rowOf[sw], lineOf[sw] = n, ln
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
-	}
+	var missing []fabric.NodeID
 	for _, p := range t.lids.ports {
-		if peer, ok := f.Peer(p.Port); ok && p.Port.Port != 0 {
-			if n, ok := rowOf[peer.Node]; ok {
-				b.SetSLRow(p.Port, n)
-			}
+		peer, ok := f.Peer(p.Port)
+		if !ok || p.Port.Port == 0 {
+			continue
 		}
+		n, listed := rowOf[peer.Node]
+		if !listed {
+			missing = append(missing, peer.Node)
+			continue
+		}
+		b.SetSLRow(p.Port, n)
+	}
+	if len(missing) > 0 {
+		return nil, perr(0, "incomplete: no line for %s, whose HCA ports hold LIDs; the file needs a line for every such switch (slimroute route writes them all): is it cut short, or from another fabric?", switchList(t, missing))
 	}
 	return b.Tables(), nil
+}
+
+// switchList names the first few of some switches (repeats dropped) as
+// "name (GUID)", in GUID order, and says how many there are.
+func switchList(t *Tables, sws []fabric.NodeID) string {
+	set := map[fabric.NodeID]bool{}
+	for _, sw := range sws {
+		set[sw] = true
+	}
+	var names []string
+	for _, sw := range t.SortedSwitches() {
+		if set[sw] {
+			names = append(names, fmt.Sprintf("%s (%s)", t.f.Name(sw), t.f.GUID(sw)))
+		}
+	}
+	return fewOf(names, "switches")
+}
+
+// fewOf joins the first four of names and counts the rest.
+func fewOf(names []string, what string) string {
+	if len(names) <= 4 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more %s", strings.Join(names[:4], ", "), len(names)-4, what)
 }
 
 // parsePathSLLine reads "<switch GUID> 0x<first DLID> <hex SLs>".
@@ -126,7 +168,7 @@ func parsePathSLLine(line string, f *fabric.Fabric) (fabric.NodeID, LID, []uint8
 	if len(fs) != 3 {
 		return 0, 0, nil, fmt.Errorf("want \"<switch GUID> 0x<first DLID> <one hex SL per DLID>\", got %d fields", len(fs))
 	}
-	g, err := fabric.ParseGUID(fs[0])
+	g, err := parseGUID(fs[0])
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -136,7 +178,7 @@ func parsePathSLLine(line string, f *fabric.Fabric) (fabric.NodeID, LID, []uint8
 	}
 	first, err := strconv.ParseUint(strings.TrimPrefix(fs[1], "0x"), 16, 16)
 	if err != nil || first == 0 || !strings.HasPrefix(fs[1], "0x") {
-		return 0, 0, nil, fmt.Errorf("first DLID %q: want 0x and a LID from 0x0001", fs[1])
+		return 0, 0, nil, fmt.Errorf("first DLID %q: want 0x and a LID from 0x0001", clip(fs[1]))
 	}
 	sls := make([]uint8, len(fs[2]))
 	for i, c := range []byte(fs[2]) {

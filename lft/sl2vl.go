@@ -54,32 +54,43 @@ func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled fun
 }
 
 // ReadSL2VL reads SL-to-VL tables in the -d layout WriteSL2VL writes (and
-// ibdmchk reads) and returns t with them; entries the file does not list
-// are VL 0. A file read back from switches (smpquery sl2vl per port pair)
-// in this layout is judged like our own.
+// ibdmchk reads) and returns t with them. The file must be complete for
+// t: a row for every switch's cabled out port and every in port that is
+// cabled or 0 — what WriteSL2VL writes, and what smpquery sl2vl <switch
+// LID> <out port> prints for every cabled out port (its rows of in port =
+// out port and of uncabled in ports are read too, and carry no traffic).
+// A missing row would read as VL 0, and the routing would be judged on
+// VLs no switch holds.
 func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	f := t.f
 	full := map[fabric.NodeID][]uint8{} // per switch: [(in*(n+1)+out)*16+sl]
-	sc := bufio.NewScanner(r)
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
+	rows := map[fabric.NodeID][]int{}   // per switch: [in*(n+1)+out] → line, 0 if not listed
+	err := scanLines(r, file, func(ln int, line string) error {
 		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+			return nil
 		}
 		sw, in, out, vls, err := parseSL2VLLine(line, f)
 		if err != nil {
-			return nil, &fabric.ParseError{File: file, Line: ln, Msg: err.Error()}
+			return &fabric.ParseError{File: file, Line: ln, Msg: err.Error()}
 		}
 		n := f.Node(sw).Ports
 		tab, ok := full[sw]
 		if !ok {
 			tab = make([]uint8, (n+1)*(n+1)*16)
-			full[sw] = tab
+			full[sw], rows[sw] = tab, make([]int, (n+1)*(n+1))
 		}
+		if prev := rows[sw][in*(n+1)+out]; prev > 0 {
+			return &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf("%s in port %d out port %d listed twice (first at line %d); a switch maps each SL of a port pair to one VL: keep one of the rows", f.Name(sw), in, out, prev)}
+		}
+		rows[sw][in*(n+1)+out] = ln
 		copy(tab[(in*(n+1)+out)*16:], vls[:])
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+	if missing := missingSL2VLRows(t, rows); missing != "" {
+		return nil, &fabric.ParseError{File: file, Msg: "incomplete: no row for " + missing + "; the file needs a row for every cabled out port of every switch and every in port that is cabled or 0 (slimroute route writes them all; from the switches, smpquery sl2vl <switch LID> <out port> for every cabled out port): is it cut short, or from another fabric?"}
 	}
 	b := t.rebuild()
 	b.t.vlIn = make([][]uint8, len(t.switches))
@@ -88,7 +99,7 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 		n := f.Node(sw).Ports
 		b.t.vlIn[s] = make([]uint8, n+1)
 		b.t.vl[s] = [][]uint8{make([]uint8, (n+1)*16)}
-		tab, ok := full[sw]
+		tab, ok := full[sw] // a switch without cables has no rows
 		for in := 0; ok && in <= n; in++ {
 			if err := b.SetSL2VL(sw, in, tab[in*(n+1)*16:(in+1)*(n+1)*16]); err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
@@ -98,6 +109,43 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	return b.Tables(), nil
 }
 
+// missingSL2VLRows names the first few rows of a complete file that rows
+// (per switch, the line of each in*(n+1)+out) lacks, switches in GUID
+// order, or "".
+func missingSL2VLRows(t *Tables, rows map[fabric.NodeID][]int) string {
+	var names []string
+	for _, sw := range t.SortedSwitches() {
+		names = append(names, missingRowsOf(t, sw, rows[sw])...)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fewOf(names, "rows or switches")
+}
+
+// missingRowsOf names the rows of switch sw that at (its lines, nil when
+// it has none) lacks; a switch without any row is named once.
+func missingRowsOf(t *Tables, sw fabric.NodeID, at []int) []string {
+	n := t.f.Ports(sw)
+	cabled := func(p int) bool {
+		_, ok := t.f.Peer(fabric.PortRef{Node: sw, Port: p})
+		return ok
+	}
+	var names []string
+	for out := 1; out <= n; out++ {
+		for in := 0; in <= n && cabled(out); in++ {
+			if in == out || (in != 0 && !cabled(in)) || (at != nil && at[in*(n+1)+out] > 0) {
+				continue
+			}
+			if at == nil {
+				return []string{fmt.Sprintf("switch %s (%s), which has none", t.f.Name(sw), t.f.GUID(sw))}
+			}
+			names = append(names, fmt.Sprintf("%s (%s) in port %d out port %d", t.f.Name(sw), t.f.GUID(sw), in, out))
+		}
+	}
+	return names
+}
+
 // parseSL2VLLine reads "<switch GUID> <in> <out> 0xVV ×8".
 func parseSL2VLLine(line string, f *fabric.Fabric) (fabric.NodeID, int, int, [16]uint8, error) {
 	var vls [16]uint8
@@ -105,7 +153,7 @@ func parseSL2VLLine(line string, f *fabric.Fabric) (fabric.NodeID, int, int, [16
 	if len(fs) != 11 {
 		return 0, 0, 0, vls, fmt.Errorf("want \"<switch GUID> <in port> <out port>\" and 8 bytes 0xVV, got %d fields", len(fs))
 	}
-	g, err := fabric.ParseGUID(fs[0])
+	g, err := parseGUID(fs[0])
 	if err != nil {
 		return 0, 0, 0, vls, err
 	}
@@ -117,12 +165,12 @@ func parseSL2VLLine(line string, f *fabric.Fabric) (fabric.NodeID, int, int, [16
 	in, err1 := strconv.Atoi(fs[1])
 	out, err2 := strconv.Atoi(fs[2])
 	if err1 != nil || err2 != nil || in < 0 || in > n || out < 0 || out > n {
-		return 0, 0, 0, vls, fmt.Errorf("ports %q %q: %s has ports 0..%d", fs[1], fs[2], f.Node(sw).Name, n)
+		return 0, 0, 0, vls, fmt.Errorf("ports %q %q: %s has ports 0..%d", clip(fs[1]), clip(fs[2]), f.Node(sw).Name, n)
 	}
 	for i, b := range fs[3:] {
 		v, err := strconv.ParseUint(strings.TrimPrefix(b, "0x"), 16, 8)
 		if err != nil || !strings.HasPrefix(b, "0x") || len(b) != 4 {
-			return 0, 0, 0, vls, fmt.Errorf("SL2VL byte %q: want 0x and two hex digits (VLs of SLs %d and %d)", b, 2*i, 2*i+1)
+			return 0, 0, 0, vls, fmt.Errorf("SL2VL byte %q: want 0x and two hex digits (VLs of SLs %d and %d)", clip(b), 2*i, 2*i+1)
 		}
 		vls[2*i], vls[2*i+1] = uint8(v>>4), uint8(v&15)
 	}

@@ -119,6 +119,8 @@ func inputs(t *testing.T, dir string) map[string]string {
 		"bad.toml":      []byte("kind = \"slimfly\"\n[slimfly]\nq = \n"),
 		"unknown.toml":  []byte("kind = \"slimfly\"\nradix = 8\n[slimfly]\nq = 3\nqq = 4\n"),
 		"existing.out":  []byte("keep me\n"),
+		"ports255.json": []byte(`{"format":"slimroute-fabric/1","nodes":[{"name":"s","kind":"switch","guid":"0x100","ports":2},{"name":"h","kind":"hca","guid":"0x200","ports":255}],"links":[{"a":{"node":"s","port":1},"b":{"node":"h","port":1}}]}`),
+		"noswitch.json": []byte(`{"format":"slimroute-fabric/1","nodes":[],"links":[]}`),
 	}
 	paths := map[string]string{}
 	for name, data := range files {
@@ -207,6 +209,8 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 			struct{ args, wants []string }{with("--fabric", p["huge"]), []string{p["huge"] + ":1:", "line longer than"}},
 			struct{ args, wants []string }{with("--fabric", p["truncated.txt"]), []string{p["truncated.txt"] + ":"}},
 			struct{ args, wants []string }{with("--fabric", p["sf3.net"], "--in-format", "json"), []string{p["sf3.net"]}},
+			struct{ args, wants []string }{with("--fabric", p["ports255.json"]), []string{p["ports255.json"], `("h")`, "ports 255", "1..254"}},
+			struct{ args, wants []string }{with("--fabric", p["noswitch.json"]), []string{p["noswitch.json"], "no switch"}},
 		)
 	}
 	for _, name := range []string{"empty", "binary", "truncated.txt", "missing"} {

@@ -27,7 +27,11 @@ with the path SLs (slimroute's path-sl.txt) and the SL-to-VL tables (sl2vl.txt, 
 layout, e.g. read back from the switches), and runs slimroute's independent verifier on
 them: every LID reachable from every HCA port and from every switch, no loop, no path
 whose SL a switch maps onto VL 15 (the management VL: the switch drops it), no credit loop.
-Without --path-sl every path uses SL 0; without --sl2vl every SL maps to VL 0.
+Without --path-sl every path uses SL 0; without --sl2vl every SL maps to VL 0. A file
+given must be complete (a path-SL line for every switch with LID-holding HCAs, covering
+every LID; an SL2VL row for every cabled out port and every in port cabled or 0), and may
+not list a LID, a switch or a port pair twice: an incomplete file is refused, naming what
+it lacks, rather than read as SL 0 or VL 0.
 Exit status: 0 verified, 1 broken tables or a credit loop, 2 could not read the input.
 
 Examples:
