@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,23 +10,16 @@ import (
 	"time"
 
 	"slimroute/fabric"
-	"slimroute/internal/atomicfile"
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/repair"
 	"slimroute/verify"
 )
 
-// tableFile is one file of forwarding state route writes.
-type tableFile struct {
-	name  string
-	write func(io.Writer) error
-}
-
 // tableFiles lists the forwarding-state files of tables tab, as route
 // writes them and --previous reads them back.
-func tableFiles(tab *lft.Tables) []tableFile {
-	return []tableFile{
+func tableFiles(tab *lft.Tables) []outputFile {
+	return []outputFile{
 		{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab, runtime.GOMAXPROCS(0)) }},
 		{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
 		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab, runtime.GOMAXPROCS(0)) }},
@@ -130,35 +122,9 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 // writeTables writes the forwarding-state files of tab and summary.json
 // into dir as a set, as route does.
 func writeTables(dir string, tab *lft.Tables, sum *repairSummary) error {
-	files := tableFiles(tab)
-	sum.Files = append(sum.Files, setNames(files)...)
-	return writeSet(dir, files, sum)
-}
-
-// setNames lists the names writeSet writes: the files, then summary.json.
-func setNames(files []tableFile) []string {
-	var names []string
-	for _, file := range files {
-		names = append(names, file.name)
-	}
-	return append(names, "summary.json")
-}
-
-// writeSet writes files and summary (as summary.json) into dir as one set:
-// an error or an interrupt leaves every file as it was.
-func writeSet(dir string, files []tableFile, summary any) error {
-	var out []atomicfile.File
-	for _, file := range files {
-		out = append(out, atomicfile.File{Path: filepath.Join(dir, file.name), Perm: 0o644, Write: file.write})
-	}
-	out = append(out, atomicfile.File{Path: filepath.Join(dir, "summary.json"), Perm: 0o644, Write: func(w io.Writer) error {
-		b, err := json.MarshalIndent(summary, "", "  ")
-		if err == nil {
-			_, err = w.Write(append(b, '\n'))
-		}
-		return err
-	}})
-	return atomicfile.WriteAll(out...)
+	files := append(tableFiles(tab), jsonFile("summary.json", sum))
+	sum.Files = fileNames(files)
+	return writeOutputs(dir, "-o", files)
 }
 
 // printRepair says what the repair changed and why, for people.
