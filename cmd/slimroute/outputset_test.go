@@ -11,7 +11,8 @@ import (
 )
 
 // outputSets are the commands that write a set of files into a directory
-// (the last argument, appended): a run of old, then one of new over it.
+// (named by the last flag, -o or --svg, its value appended): a run of old,
+// then one of new over it.
 var outputSets = []struct {
 	name     string
 	old, new []string
@@ -19,6 +20,7 @@ var outputSets = []struct {
 	{"cabling plan", []string{"cabling", "plan", "--slimfly", "3", "-o"}, []string{"cabling", "plan", "--slimfly", "4", "-o"}},
 	{"demo", []string{"demo", "-q", "3", "-o"}, []string{"demo", "-q", "4", "-o"}},
 	{"route", []string{"route", "--slimfly", "3", "-o"}, []string{"route", "--slimfly", "4", "--ibdmchk", "-o"}},
+	{"analyze", []string{"analyze", "--slimfly", "3", "--permutations", "2", "--svg"}, []string{"analyze", "--slimfly", "4", "--permutations", "2", "--svg"}},
 }
 
 // setFiles lists the regular files under dir, relative to it, sorted.
@@ -74,8 +76,8 @@ func TestAFailedRunLeavesItsOutputSetAsItWas(t *testing.T) {
 				if after := snapshot(t, dir); after != before {
 					t.Errorf("%s a directory: the failed run changed the outputs:\nbefore:\n%safter:\n%s", name, before, after)
 				}
-				if !strings.Contains(o.stderr, "-o DIR") || strings.Contains(o.stderr, "standard output") {
-					t.Errorf("%s a directory: the advice is not to move it or name another -o DIR:\n%s", name, o.stderr)
+				if flag := set.new[len(set.new)-1]; !strings.Contains(o.stderr, "another "+flag+" DIR") || strings.Contains(o.stderr, "standard output") {
+					t.Errorf("%s a directory: the advice is not to move it or name another %s DIR:\n%s", name, flag, o.stderr)
 				}
 				os.Remove(blocker)
 				if o := runCLI(append(set.new, dir)...); o.status != 0 {
