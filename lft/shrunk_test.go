@@ -3,6 +3,7 @@ package lft_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -114,5 +115,62 @@ func TestShrunkDropsWhatTheFabricLost(t *testing.T) {
 	_, err = lft.NewShrunk(small).ReadOpenSMLFTs(strings.NewReader(strings.Join(lines, "\n")), "lfts")
 	if err == nil || strings.Contains(err.Error(), "is new") || !strings.Contains(err.Error(), fmt.Sprint(mid+1)) {
 		t.Fatalf("a bad line %d: error %v", mid+1, err)
+	}
+}
+
+// corrupt returns b damaged in one of four ways, chosen and placed by
+// seed: replaced by random bytes, one line replaced by random bytes,
+// truncated, or random bytes inserted.
+func corrupt(b []byte, seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	junk := make([]byte, 1+rng.IntN(4000))
+	for i := range junk {
+		junk[i] = byte(rng.Uint32())
+	}
+	at := rng.IntN(len(b))
+	switch seed % 4 {
+	case 0:
+		return junk
+	case 1:
+		lines := bytes.Split(b, []byte("\n"))
+		lines[rng.IntN(len(lines))] = bytes.ReplaceAll(junk, []byte("\n"), nil)
+		return bytes.Join(lines, []byte("\n"))
+	case 2:
+		return b[:at]
+	}
+	return append(append(append([]byte(nil), b[:at]...), junk...), b[at:]...)
+}
+
+// TestShrunkReportsACorruptFileAsTheReaderDoes: an LFT listing damaged
+// (seeded: junk, a junk line, truncated, junk inserted) read by Shrunk
+// onto the fabric it was written for fails with the reader's own error
+// (file and line), whatever the file's size; only a file that lacks a
+// whole switch table reads as that switch being new.
+func TestShrunkReportsACorruptFileAsTheReaderDoes(t *testing.T) {
+	tab := programmed(t)
+	f := tab.Fabric()
+	var good bytes.Buffer
+	if err := lft.WriteOpenSMLFTs(&good, tab, 2); err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(0); seed < 64; seed++ {
+		bad := corrupt(good.Bytes(), seed)
+		_, want := lft.ReadOpenSMLFTs(bytes.NewReader(bad), "lfts", f)
+		_, got := lft.NewShrunk(f).ReadOpenSMLFTs(bytes.NewReader(bad), "lfts")
+		if want == nil {
+			if got != nil {
+				t.Errorf("seed %d: the reader takes the file, Shrunk says %v", seed, got)
+			}
+			continue
+		}
+		if strings.Contains(want.Error(), "no table for switch") {
+			if got == nil || !strings.Contains(got.Error(), "is new") {
+				t.Errorf("seed %d: %v; Shrunk says %v, want the switch named as new", seed, want, got)
+			}
+			continue
+		}
+		if got == nil || got.Error() != want.Error() {
+			t.Errorf("seed %d (%d bytes): Shrunk says %v, the reader %v", seed, len(bad), got, want)
+		}
 	}
 }
