@@ -114,6 +114,12 @@ func newGoneFilter(f *fabric.Fabric) *goneFilter {
 	return g
 }
 
+// isGone says whether the LFT block of switch guid was dropped.
+func (g *goneFilter) isGone(guid fabric.GUID) bool {
+	_, gone := g.gone[guid]
+	return gone
+}
+
 // isSwitch says whether f has a switch with node GUID guid.
 func (g *goneFilter) isSwitch(guid fabric.GUID) bool {
 	id, ok := g.f.NodeByGUID(guid)
@@ -184,13 +190,15 @@ func entryLID(line []byte) (LID, bool) {
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // switchLine filters an SL2VL (or path-SL) line: one whose first field is
-// a switch GUID f lacks is dropped.
+// the GUID of a switch whose LFT block was dropped (read the LFTs first)
+// is dropped. Any other line goes to the reader, which judges it: a line
+// it cannot read is not taken for a gone switch's.
 func (g *goneFilter) switchLine(line []byte) []byte {
 	fs := bytes.Fields(line)
-	if len(fs) == 0 || !bytes.HasPrefix(fs[0], []byte("0x")) {
+	if len(fs) == 0 {
 		return line
 	}
-	if guid, ok := guidAt(fs[0]); ok && !g.isSwitch(guid) {
+	if guid, err := fabric.ParseGUID(string(fs[0])); err == nil && g.isGone(guid) {
 		return nil
 	}
 	return line

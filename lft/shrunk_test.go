@@ -3,6 +3,7 @@ package lft_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -118,9 +119,9 @@ func TestShrunkDropsWhatTheFabricLost(t *testing.T) {
 	}
 }
 
-// corrupt returns b damaged in one of four ways, chosen and placed by
+// corrupt returns b damaged in one of five ways, chosen and placed by
 // seed: replaced by random bytes, one line replaced by random bytes,
-// truncated, or random bytes inserted.
+// truncated, random bytes inserted, or one byte made a 'z'.
 func corrupt(b []byte, seed uint64) []byte {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	junk := make([]byte, 1+rng.IntN(4000))
@@ -128,7 +129,7 @@ func corrupt(b []byte, seed uint64) []byte {
 		junk[i] = byte(rng.Uint32())
 	}
 	at := rng.IntN(len(b))
-	switch seed % 4 {
+	switch seed % 5 {
 	case 0:
 		return junk
 	case 1:
@@ -137,40 +138,72 @@ func corrupt(b []byte, seed uint64) []byte {
 		return bytes.Join(lines, []byte("\n"))
 	case 2:
 		return b[:at]
+	case 3:
+		return append(append(append([]byte(nil), b[:at]...), junk...), b[at:]...)
 	}
-	return append(append(append([]byte(nil), b[:at]...), junk...), b[at:]...)
+	return append(append(append([]byte(nil), b[:at]...), 'z'), b[at+1:]...)
 }
 
-// TestShrunkReportsACorruptFileAsTheReaderDoes: an LFT listing damaged
-// (seeded: junk, a junk line, truncated, junk inserted) read by Shrunk
-// onto the fabric it was written for fails with the reader's own error
-// (file and line), whatever the file's size; only a file that lacks a
-// whole switch table reads as that switch being new.
+// TestShrunkReportsACorruptFileAsTheReaderDoes: each file route writes
+// (LFT listing, path SLs, SL2VL), damaged (seeded: junk, a junk line,
+// truncated, junk inserted, a byte made 'z'), read by Shrunk onto the
+// fabric it was written for fails with the reader's own error (file and
+// line) or passes as the reader does, whatever the file's size: no line
+// is dropped as a gone switch's. Only an LFT listing that lacks a whole
+// switch table reads as that switch being new.
 func TestShrunkReportsACorruptFileAsTheReaderDoes(t *testing.T) {
 	tab := programmed(t)
 	f := tab.Fabric()
-	var good bytes.Buffer
-	if err := lft.WriteOpenSMLFTs(&good, tab, 2); err != nil {
+	files := map[string][]byte{}
+	for _, fm := range formats {
+		var b bytes.Buffer
+		if err := fm.write(&b, tab); err != nil {
+			t.Fatal(err)
+		}
+		files[fm.name] = b.Bytes()
+	}
+	base, err := lft.ReadOpenSMLFTs(bytes.NewReader(files["opensm-lfts"]), "lfts", f)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for seed := uint64(0); seed < 64; seed++ {
-		bad := corrupt(good.Bytes(), seed)
-		_, want := lft.ReadOpenSMLFTs(bytes.NewReader(bad), "lfts", f)
-		_, got := lft.NewShrunk(f).ReadOpenSMLFTs(bytes.NewReader(bad), "lfts")
-		if want == nil {
-			if got != nil {
-				t.Errorf("seed %d: the reader takes the file, Shrunk says %v", seed, got)
-			}
-			continue
+	// shrunk returns a Shrunk that has read the intact LFT listing, and
+	// the tables it gave
+	shrunk := func() (*lft.Shrunk, *lft.Tables) {
+		s := lft.NewShrunk(f)
+		got, err := s.ReadOpenSMLFTs(bytes.NewReader(files["opensm-lfts"]), "lfts")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if strings.Contains(want.Error(), "no table for switch") {
-			if got == nil || !strings.Contains(got.Error(), "is new") {
-				t.Errorf("seed %d: %v; Shrunk says %v, want the switch named as new", seed, want, got)
+		return s, got
+	}
+	readers := []struct {
+		name          string
+		plain, shrunk func(r io.Reader) error
+	}{
+		{"opensm-lfts",
+			func(r io.Reader) error { _, err := lft.ReadOpenSMLFTs(r, "lfts", f); return err },
+			func(r io.Reader) error { _, err := lft.NewShrunk(f).ReadOpenSMLFTs(r, "lfts"); return err }},
+		{"path-sl",
+			func(r io.Reader) error { _, err := lft.ReadPathSL(r, "psl", base); return err },
+			func(r io.Reader) error { s, got := shrunk(); _, err := s.ReadPathSL(r, "psl", got); return err }},
+		{"sl2vl",
+			func(r io.Reader) error { _, err := lft.ReadSL2VL(r, "sl2vl", base); return err },
+			func(r io.Reader) error { s, got := shrunk(); _, err := s.ReadSL2VL(r, "sl2vl", got); return err }},
+	}
+	for _, rd := range readers {
+		for seed := uint64(0); seed < 64; seed++ {
+			bad := corrupt(files[rd.name], seed)
+			want, got := rd.plain(bytes.NewReader(bad)), rd.shrunk(bytes.NewReader(bad))
+			switch {
+			case want == nil && got != nil:
+				t.Errorf("%s seed %d: the reader takes the file, Shrunk says %v", rd.name, seed, got)
+			case want != nil && strings.Contains(want.Error(), "no table for switch"):
+				if got == nil || !strings.Contains(got.Error(), "is new") {
+					t.Errorf("%s seed %d: %v; Shrunk says %v, want the switch named as new", rd.name, seed, want, got)
+				}
+			case want != nil && (got == nil || got.Error() != want.Error()):
+				t.Errorf("%s seed %d (%d bytes): Shrunk says %v, the reader %v", rd.name, seed, len(bad), got, want)
 			}
-			continue
-		}
-		if got == nil || got.Error() != want.Error() {
-			t.Errorf("seed %d (%d bytes): Shrunk says %v, the reader %v", seed, len(bad), got, want)
 		}
 	}
 }
