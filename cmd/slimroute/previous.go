@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,16 +55,21 @@ type repairCounts struct {
 
 // routeFromPrevious repairs the routing route wrote into prevDir for the
 // fabric f, verifies it and writes it into outDir. It reports false, having
-// said why, when the repair cannot be done or the verifier refuses it: the
-// caller then recomputes in full.
+// said why, when the fabric changed in a way a repair cannot follow (a
+// switch added, no VL left, …) or the verifier refuses the result: the
+// caller then recomputes in full. Files it cannot read are an error: the
+// user asked for a repair of those files.
 func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, prevDir, outDir string) (bool, error) {
 	refuse := func(format string, args ...any) (bool, error) {
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, fmt.Sprintf(format, args...))
 		return false, nil
 	}
 	prev, gone, err := readPrevious(prevDir, f)
-	if err != nil {
+	if isNew := (*lft.NewSwitchError)(nil); errors.As(err, &isNew) {
 		return refuse("%v", err)
+	}
+	if err != nil {
+		return false, fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
 	}
 	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now})
 	if err != nil {
@@ -97,6 +104,13 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error) {
 	var t *lft.Tables
 	s := lft.NewShrunk(f)
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, s, errors.New("no such directory")
+	} else if err != nil {
+		return nil, s, err
+	} else if !fi.IsDir() {
+		return nil, s, errors.New("not a directory")
+	}
 	for _, step := range []struct {
 		name string
 		read func(io.Reader, string) (*lft.Tables, error)
