@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"slimroute/internal/atomicfile"
@@ -44,6 +45,9 @@ func fileNames(files []outputFile) []string {
 // (atomicfile.WriteAll). flag is the flag that named dir, for the advice
 // when something other than a file stands where one goes.
 func writeOutputs(dir, flag string, files []outputFile) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s %s is not a directory; name a directory (made if missing)", flag, dir)
+	}
 	out := make([]atomicfile.File, len(files))
 	for i, f := range files {
 		out[i] = atomicfile.File{Path: filepath.Join(dir, f.name), Perm: 0o644, Write: f.write}
