@@ -167,7 +167,7 @@ func (l listing) read(r io.Reader, file string, f *fabric.Fabric) (*Tables, erro
 	}
 	for _, id := range f.IDsOf(fabric.Switch) {
 		if !seen[id] {
-			return nil, fmt.Errorf("%s: no table for switch %s (%s)", file, f.Node(id).Name, f.Node(id).GUID)
+			return nil, &noTableError{file, f.Node(id).Name, f.Node(id).GUID}
 		}
 	}
 	return tablesOf(file, f, entries)
@@ -177,6 +177,17 @@ func (l listing) read(r io.Reader, file string, f *fabric.Fabric) (*Tables, erro
 type listedAt struct {
 	line int
 	port uint8
+}
+
+// noTableError says that a listing, read to its end, holds no table for a
+// switch of the fabric.
+type noTableError struct {
+	file, name string
+	guid       fabric.GUID
+}
+
+func (e *noTableError) Error() string {
+	return fmt.Sprintf("%s: no table for switch %s (%s)", e.file, e.name, e.guid)
 }
 
 // unknownOwner ends an entry of OpenSM's dump for a LID that no port

@@ -26,42 +26,48 @@ type Shrunk struct{ g *goneFilter }
 // NewShrunk returns a Shrunk for fabric f.
 func NewShrunk(f *fabric.Fabric) *Shrunk { return &Shrunk{newGoneFilter(f)} }
 
-// ReadOpenSMLFTs reads an LFT listing as the function ReadOpenSMLFTs does.
+// ReadOpenSMLFTs reads an LFT listing as the function ReadOpenSMLFTs
+// does; a switch of the fabric the listing holds no table for is a
+// *NewSwitchError.
 func (s *Shrunk) ReadOpenSMLFTs(r io.Reader, file string) (*Tables, error) {
-	lf := filterLines(r, s.g.lftLine)
-	got, err := ReadOpenSMLFTs(lf, file, s.g.f)
-	return s.read(lf, got, err)
+	return newSwitch(ReadOpenSMLFTs(filterLines(r, s.g.lftLine), file, s.g.f))
 }
 
 // ReadPathSL reads path SLs onto t, the tables the LFTs gave: those of
 // the LIDs t dropped are cut off.
 func (s *Shrunk) ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	s.g.lastSLs = t.LIDs().Top()
-	lf := filterLines(r, s.g.pathSLLine)
-	got, err := ReadPathSL(lf, file, t)
-	return s.read(lf, got, err)
+	return ReadPathSL(filterLines(r, s.g.pathSLLine), file, t)
 }
 
 // ReadSL2VL reads SL2VL tables onto t.
 func (s *Shrunk) ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
-	lf := filterLines(r, s.g.switchLine)
-	got, err := ReadSL2VL(lf, file, t)
-	return s.read(lf, got, err)
+	return ReadSL2VL(filterLines(r, s.g.switchLine), file, t)
 }
 
-// read passes a reader's result on, its error replaced by the reason
-// when the reader got to the end of lf and the fabric has a switch the
-// files hold no table for (which the readers report as a missing table).
-// An error before the end is the reader's: the headers after it were not
-// seen.
-func (s *Shrunk) read(lf *lineFilter, t *Tables, err error) (*Tables, error) {
-	if err == nil || lf.err != io.EOF {
-		return t, err
-	}
-	if why := s.g.newSwitch(); why != "" {
-		return nil, errors.New(why)
+// newSwitch passes a reader's result on, a listing's missing table (the
+// reader got to the end, and the fabric has a switch the file holds no
+// table for) as a *NewSwitchError. Any other error is the reader's: a
+// line it could not read is no sign of a new switch, however few tables
+// came before it.
+func newSwitch(t *Tables, err error) (*Tables, error) {
+	var missing *noTableError
+	if errors.As(err, &missing) {
+		return nil, &NewSwitchError{Name: missing.name, GUID: missing.guid}
 	}
 	return t, err
+}
+
+// NewSwitchError says that the fabric has a switch the files hold no
+// table for: a repair only takes switches and cables away, so the
+// routing is to be computed in full.
+type NewSwitchError struct {
+	Name string
+	GUID fabric.GUID
+}
+
+func (e *NewSwitchError) Error() string {
+	return fmt.Sprintf("switch %s (%s) is new: the previous routing has no table for it, and a repair only takes switches and cables away", e.Name, e.GUID)
 }
 
 // GoneSwitches lists the switches whose tables were dropped, as "name
@@ -78,7 +84,6 @@ func (s *Shrunk) GoneLIDs() int { return len(s.g.lids) }
 type goneFilter struct {
 	f       *fabric.Fabric
 	ports   map[fabric.GUID]bool // the LID-holding ports of f (switches, cabled HCA ports), by port GUID
-	tables  map[fabric.GUID]bool // switches with a table in the LFT file
 	gone    map[fabric.GUID]string
 	lids    map[LID]bool // LIDs dropped with their ports
 	owner   []uint8      // per LID: ownerKept, ownerGone or 0 (not seen yet)
@@ -93,7 +98,7 @@ const (
 )
 
 func newGoneFilter(f *fabric.Fabric) *goneFilter {
-	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, tables: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[LID]bool{}, owner: make([]uint8, MaxUnicastLID+1)}
+	g := &goneFilter{f: f, ports: map[fabric.GUID]bool{}, gone: map[fabric.GUID]string{}, lids: map[LID]bool{}, owner: make([]uint8, MaxUnicastLID+1)}
 	for i := range f.NumNodes() {
 		id := fabric.NodeID(i)
 		if f.Kind(id) == fabric.Switch {
@@ -107,6 +112,12 @@ func newGoneFilter(f *fabric.Fabric) *goneFilter {
 		}
 	}
 	return g
+}
+
+// isGone says whether the LFT block of switch guid was dropped.
+func (g *goneFilter) isGone(guid fabric.GUID) bool {
+	_, gone := g.gone[guid]
+	return gone
 }
 
 // isSwitch says whether f has a switch with node GUID guid.
@@ -158,9 +169,6 @@ func (g *goneFilter) header(line []byte) {
 	}
 	guid, ok := guidAt(line[i+len(" guid "):])
 	g.skip = ok && !g.isSwitch(guid)
-	if ok {
-		g.tables[guid] = true
-	}
 	if g.skip {
 		g.gone[guid] = headerName(line)
 	}
@@ -182,13 +190,15 @@ func entryLID(line []byte) (LID, bool) {
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // switchLine filters an SL2VL (or path-SL) line: one whose first field is
-// a switch GUID f lacks is dropped.
+// the GUID of a switch whose LFT block was dropped (read the LFTs first)
+// is dropped. Any other line goes to the reader, which judges it: a line
+// it cannot read is not taken for a gone switch's.
 func (g *goneFilter) switchLine(line []byte) []byte {
 	fs := bytes.Fields(line)
-	if len(fs) == 0 || !bytes.HasPrefix(fs[0], []byte("0x")) {
+	if len(fs) == 0 {
 		return line
 	}
-	if guid, ok := guidAt(fs[0]); ok && !g.isSwitch(guid) {
+	if guid, err := fabric.ParseGUID(string(fs[0])); err == nil && g.isGone(guid) {
 		return nil
 	}
 	return line
@@ -242,17 +252,6 @@ func (g *goneFilter) goneSwitches() []string {
 		out = append(out, fmt.Sprintf("%s (%s)", g.gone[guid], guid))
 	}
 	return out
-}
-
-// newSwitch says why the previous files cannot be repaired onto f when f
-// has a switch they hold no table for, or "".
-func (g *goneFilter) newSwitch() string {
-	for _, id := range g.f.IDsOf(fabric.Switch) {
-		if !g.tables[g.f.GUID(id)] {
-			return fmt.Sprintf("switch %s (%s) is new: the previous routing has no table for it, and a repair only takes switches and cables away", g.f.Name(id), g.f.GUID(id))
-		}
-	}
-	return ""
 }
 
 // lineFilter passes the lines of r through keep, which returns the line

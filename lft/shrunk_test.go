@@ -3,6 +3,8 @@ package lft_test
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -114,5 +116,94 @@ func TestShrunkDropsWhatTheFabricLost(t *testing.T) {
 	_, err = lft.NewShrunk(small).ReadOpenSMLFTs(strings.NewReader(strings.Join(lines, "\n")), "lfts")
 	if err == nil || strings.Contains(err.Error(), "is new") || !strings.Contains(err.Error(), fmt.Sprint(mid+1)) {
 		t.Fatalf("a bad line %d: error %v", mid+1, err)
+	}
+}
+
+// corrupt returns b damaged in one of five ways, chosen and placed by
+// seed: replaced by random bytes, one line replaced by random bytes,
+// truncated, random bytes inserted, or one byte made a 'z'.
+func corrupt(b []byte, seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	junk := make([]byte, 1+rng.IntN(4000))
+	for i := range junk {
+		junk[i] = byte(rng.Uint32())
+	}
+	at := rng.IntN(len(b))
+	switch seed % 5 {
+	case 0:
+		return junk
+	case 1:
+		lines := bytes.Split(b, []byte("\n"))
+		lines[rng.IntN(len(lines))] = bytes.ReplaceAll(junk, []byte("\n"), nil)
+		return bytes.Join(lines, []byte("\n"))
+	case 2:
+		return b[:at]
+	case 3:
+		return append(append(append([]byte(nil), b[:at]...), junk...), b[at:]...)
+	}
+	return append(append(append([]byte(nil), b[:at]...), 'z'), b[at+1:]...)
+}
+
+// TestShrunkReportsACorruptFileAsTheReaderDoes: each file route writes
+// (LFT listing, path SLs, SL2VL), damaged (seeded: junk, a junk line,
+// truncated, junk inserted, a byte made 'z'), read by Shrunk onto the
+// fabric it was written for fails with the reader's own error (file and
+// line) or passes as the reader does, whatever the file's size: no line
+// is dropped as a gone switch's. Only an LFT listing that lacks a whole
+// switch table reads as that switch being new.
+func TestShrunkReportsACorruptFileAsTheReaderDoes(t *testing.T) {
+	tab := programmed(t)
+	f := tab.Fabric()
+	files := map[string][]byte{}
+	for _, fm := range formats {
+		var b bytes.Buffer
+		if err := fm.write(&b, tab); err != nil {
+			t.Fatal(err)
+		}
+		files[fm.name] = b.Bytes()
+	}
+	base, err := lft.ReadOpenSMLFTs(bytes.NewReader(files["opensm-lfts"]), "lfts", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// shrunk returns a Shrunk that has read the intact LFT listing, and
+	// the tables it gave
+	shrunk := func() (*lft.Shrunk, *lft.Tables) {
+		s := lft.NewShrunk(f)
+		got, err := s.ReadOpenSMLFTs(bytes.NewReader(files["opensm-lfts"]), "lfts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, got
+	}
+	readers := []struct {
+		name          string
+		plain, shrunk func(r io.Reader) error
+	}{
+		{"opensm-lfts",
+			func(r io.Reader) error { _, err := lft.ReadOpenSMLFTs(r, "lfts", f); return err },
+			func(r io.Reader) error { _, err := lft.NewShrunk(f).ReadOpenSMLFTs(r, "lfts"); return err }},
+		{"path-sl",
+			func(r io.Reader) error { _, err := lft.ReadPathSL(r, "psl", base); return err },
+			func(r io.Reader) error { s, got := shrunk(); _, err := s.ReadPathSL(r, "psl", got); return err }},
+		{"sl2vl",
+			func(r io.Reader) error { _, err := lft.ReadSL2VL(r, "sl2vl", base); return err },
+			func(r io.Reader) error { s, got := shrunk(); _, err := s.ReadSL2VL(r, "sl2vl", got); return err }},
+	}
+	for _, rd := range readers {
+		for seed := uint64(0); seed < 64; seed++ {
+			bad := corrupt(files[rd.name], seed)
+			want, got := rd.plain(bytes.NewReader(bad)), rd.shrunk(bytes.NewReader(bad))
+			switch {
+			case want == nil && got != nil:
+				t.Errorf("%s seed %d: the reader takes the file, Shrunk says %v", rd.name, seed, got)
+			case want != nil && strings.Contains(want.Error(), "no table for switch"):
+				if got == nil || !strings.Contains(got.Error(), "is new") {
+					t.Errorf("%s seed %d: %v; Shrunk says %v, want the switch named as new", rd.name, seed, want, got)
+				}
+			case want != nil && (got == nil || got.Error() != want.Error()):
+				t.Errorf("%s seed %d (%d bytes): Shrunk says %v, the reader %v", rd.name, seed, len(bad), got, want)
+			}
+		}
 	}
 }

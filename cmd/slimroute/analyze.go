@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"text/tabwriter"
 
@@ -13,7 +12,6 @@ import (
 
 	"slimroute/analysis"
 	"slimroute/fabric"
-	"slimroute/internal/atomicfile"
 	"slimroute/layers"
 	"slimroute/lft"
 )
@@ -112,34 +110,23 @@ func programLayers(f *fabric.Fabric, r *layers.Routing) (*lft.Tables, error) {
 	return lft.Build(f, lids, r, nil, runtime.GOMAXPROCS(0))
 }
 
+// writeCharts writes the report's charts into dir as one set.
 func writeCharts(dir string, rep *analysis.Report, engine string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	err := atomicfile.Write(filepath.Join(dir, "path-lengths.svg"), 0o644, func(w io.Writer) error {
-		return analysis.PathLengthChart(w, rep, "Path lengths per layer — "+engine)
-	})
-	if err != nil {
-		return err
-	}
 	charts := []struct {
 		file  string
 		draw  func(io.Writer, *analysis.Report, string) error
 		title string
 	}{
+		{"path-lengths.svg", analysis.PathLengthChart, "Path lengths per layer — "},
 		{"link-loads.svg", analysis.LoadChart, "Channel loads, all-to-all — "},
 		{"disjoint-paths.svg", analysis.CeilingChart, "Disjoint paths against the ceiling — "},
 		{"shift-loads.svg", analysis.ShiftChart, "Shift permutations — "},
 	}
+	var files []outputFile
 	for _, ch := range charts {
-		err := atomicfile.Write(filepath.Join(dir, ch.file), 0o644, func(w io.Writer) error {
-			return ch.draw(w, rep, ch.title+engine)
-		})
-		if err != nil {
-			return err
-		}
+		files = append(files, outputFile{ch.file, func(w io.Writer) error { return ch.draw(w, rep, ch.title+engine) }})
 	}
-	return nil
+	return writeOutputs(dir, "--svg", files)
 }
 
 func pct(n, of int) string {

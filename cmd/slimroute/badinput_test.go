@@ -179,6 +179,11 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		{[]string{"route", "--config", "../../testdata/specs/fattree-3level.toml", "--vls", "3", "-o", outdir}, []string{"(--vls 4)"}},
 		{[]string{"cabling", "plan", "--slimfly", "3", "--rate", "fast", "-o", outdir}, []string{"--rate"}},
 		{[]string{"path", "--slimfly", "3", "--from", "nobody", "--to", "hca-0-0-0-1"}, []string{`--from "nobody"`}},
+		// an output directory that is a file
+		{[]string{"route", "--slimfly", "3", "-o", out}, []string{"-o " + out, "is not a directory", "name a directory"}},
+		{[]string{"cabling", "plan", "--slimfly", "3", "-o", out}, []string{"-o " + out, "is not a directory", "name a directory"}},
+		{[]string{"demo", "-q", "3", "-o", out}, []string{"-o " + out, "is not a directory", "name a directory"}},
+		{[]string{"analyze", "--slimfly", "3", "--permutations", "1", "--svg", out}, []string{"--svg " + out, "is not a directory", "name a directory"}},
 		{[]string{"export", "--slimfly", "3", "--sm", "nobody", "-o", out}, []string{`--sm "nobody"`}},
 		// spec files
 		{[]string{"topo", "--config", p["missing"]}, []string{p["missing"], "no such file"}},

@@ -13,7 +13,6 @@ import (
 
 	"slimroute/cabling"
 	"slimroute/fabric"
-	"slimroute/internal/atomicfile"
 )
 
 // exitStatus makes the command exit with a status, after printing nothing
@@ -90,13 +89,7 @@ Example:
 					}
 					f = p.Fabric // with the default layout's rack units
 					dir := c.String("output")
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						return err
-					}
-					files := []struct {
-						name  string
-						write func(io.Writer) error
-					}{
+					files := []outputFile{
 						{"cables.csv", func(w io.Writer) error { return cabling.WriteCSV(w, p) }},
 						{"racks.html", func(w io.Writer) error { return cabling.WriteHTML(w, p) }},
 						{"racks.svg", func(w io.Writer) error { return cabling.WriteSVG(w, p) }},
@@ -109,16 +102,10 @@ Example:
 						{"expected.ibnetdiscover", func(w io.Writer) error { return fabric.WriteIBNetDiscover(w, f) }},
 						{"fabric.net", func(w io.Writer) error { return fabric.WriteIBSimNet(w, f) }},
 						{"fabric.json", func(w io.Writer) error { return fabric.WriteJSON(w, f) }},
-						{"bom.json", func(w io.Writer) error {
-							b, _ := json.MarshalIndent(p.BillOfMaterials(), "", "  ")
-							_, err := w.Write(append(b, '\n'))
-							return err
-						}},
+						jsonFile("bom.json", p.BillOfMaterials()),
 					}
-					for _, file := range files {
-						if err := atomicfile.Write(filepath.Join(dir, file.name), 0o644, file.write); err != nil {
-							return err
-						}
+					if err := writeOutputs(dir, "-o", files); err != nil {
+						return err
 					}
 					tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
 					fmt.Fprintf(tw, "plan %s: %d cables; rack units: %s; bill of materials:\n", p.ID, len(p.Cables), p.Layout)
@@ -126,11 +113,7 @@ Example:
 						fmt.Fprintf(tw, "  %s\t%g m\t%d\n", b.Kind, b.Length, b.Count)
 					}
 					tw.Flush()
-					names := make([]string, len(files))
-					for i, file := range files {
-						names[i] = file.name
-					}
-					fmt.Fprintf(c.App.Writer, "wrote %s/{%s}\n", dir, strings.Join(names, ","))
+					fmt.Fprintf(c.App.Writer, "wrote %s/{%s}\n", dir, strings.Join(fileNames(files), ","))
 					return nil
 				},
 			},

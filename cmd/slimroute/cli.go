@@ -10,9 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Exit statuses: 0 done, 1 cabling verify found wiring problems, 2 the
-// command could not do what it was asked (bad input, a fabric it cannot
-// route, a file it cannot write).
+// Exit statuses: 0 done, 1 a verdict (cabling verify found wiring
+// problems, verify found broken tables), 2 the command could not do what it
+// was asked (bad input, a fabric it cannot route, a file it cannot write).
 const exitFailed = 2
 
 // run runs slimroute with args (args[0] is the program name) and returns the

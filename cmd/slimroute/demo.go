@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -14,7 +12,6 @@ import (
 
 	"slimroute/analysis"
 	"slimroute/fabric"
-	"slimroute/internal/atomicfile"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
 )
@@ -41,62 +38,69 @@ Example:
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "out", Usage: "output `DIR`"},
 		},
 		Action: func(c *cli.Context) error {
-			q := c.Int("q")
+			q, dir := c.Int("q"), c.String("output")
 			f, err := slimfly.Build(slimfly.Params{Q: q})
 			if err != nil {
 				return err
 			}
-			dir := c.String("output")
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
 			st := fabric.ComputeStats(f)
-			fmt.Fprintf(c.App.Writer, "Slim Fly q=%d\n", q)
-			if err := printStats(c.App.Writer, st); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "\nfiles:\n")
-			for _, format := range fabric.WriteFormats() {
-				path := filepath.Join(dir, fmt.Sprintf("sf%d%s", q, format.Extension()))
-				if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return fabric.Write(w, f, format) }); err != nil {
-					return err
-				}
-				fmt.Fprintf(c.App.Writer, "  %-16s %s\n", format, path)
-			}
-			path := filepath.Join(dir, "stats.json")
-			err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
-				b, _ := json.MarshalIndent(st, "", "  ")
-				_, err := fmt.Fprintf(w, "%s\n", b)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "  %-16s %s\n\n", "stats", path)
 			res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "hops", Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				return err
 			}
-			rdir := filepath.Join(dir, "route")
-			sum, err := writeRoute(rdir, f, res, false)
+			sum, routed, err := routeFiles(f, res, false)
 			if err != nil {
 				return err
 			}
-			printRoute(c.App.Writer, res, sum, rdir)
 			rep, err := analysis.Analyze(res.Tables, analysis.Options{Permutations: 100, Seed: 1})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(c.App.Writer)
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			if err := printSummary(tw, fmt.Sprintf("q=%d slimroute", q), rep, true); err != nil {
+			topo := topologyFiles(f, q)
+			files := append(topo, jsonFile("stats.json", st))
+			for _, file := range routed {
+				files = append(files, outputFile{filepath.Join("route", file.name), file.write})
+			}
+			if err := writeOutputs(dir, "-o", files); err != nil {
 				return err
 			}
-			tw.Flush()
-			fmt.Fprintf(c.App.Writer, "\nsimulate it: ibsim -n -s %s %s\n", filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), strings.Join(fabric.IBSimLimits(f), " "))
-			fmt.Fprintf(c.App.Writer, "program it:  cp %s %s && opensm -R file -U %s -l %d   (as root; %s is OpenSM's default cache directory, $OSM_CACHE_DIR if you set one)\n",
-				filepath.Join(rdir, "guid2lid"), osmCacheDir+"/guid2lid", filepath.Join(rdir, "opensm-lfts.txt"), res.LIDs.LMC(), osmCacheDir)
-			return nil
+			return printDemo(c.App.Writer, q, dir, fileNames(topo), st, res, sum, rep)
 		},
 	}
+}
+
+// topologyFiles lists Slim Fly q's topology f in every format, as
+// sf<q>.<extension>.
+func topologyFiles(f *fabric.Fabric, q int) []outputFile {
+	var files []outputFile
+	for _, format := range fabric.WriteFormats() {
+		files = append(files, outputFile{fmt.Sprintf("sf%d%s", q, format.Extension()), func(w io.Writer) error { return fabric.Write(w, f, format) }})
+	}
+	return files
+}
+
+// printDemo says what demo built and wrote into dir (topo: the topology's
+// files, in the order of fabric.WriteFormats), for people.
+func printDemo(out io.Writer, q int, dir string, topo []string, st fabric.Stats, res *pipeline.Result, sum *routeSummary, rep *analysis.Report) error {
+	fmt.Fprintf(out, "Slim Fly q=%d\n", q)
+	if err := printStats(out, st); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nfiles:\n")
+	for i, format := range fabric.WriteFormats() {
+		fmt.Fprintf(out, "  %-16s %s\n", format, filepath.Join(dir, topo[i]))
+	}
+	fmt.Fprintf(out, "  %-16s %s\n\n", "stats", filepath.Join(dir, "stats.json"))
+	rdir := filepath.Join(dir, "route")
+	printRoute(out, res, sum, rdir)
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	if err := printSummary(tw, fmt.Sprintf("q=%d slimroute", q), rep, true); err != nil {
+		return err
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\nsimulate it: ibsim -n -s %s %s\n", filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), strings.Join(fabric.IBSimLimits(res.Tables.Fabric()), " "))
+	fmt.Fprintf(out, "program it:  cp %s %s && opensm -R file -U %s -l %d   (as root; %s is OpenSM's default cache directory, $OSM_CACHE_DIR if you set one)\n",
+		filepath.Join(rdir, "guid2lid"), osmCacheDir+"/guid2lid", filepath.Join(rdir, "opensm-lfts.txt"), res.LIDs.LMC(), osmCacheDir)
+	return nil
 }

@@ -81,7 +81,7 @@ Example:
 			if out == "-" {
 				err, report = write(c.App.Writer), c.App.ErrWriter // the capture is standard output
 			} else {
-				err = atomicfile.Write(out, 0o644, write)
+				err = adviseOutput(atomicfile.Write(out, 0o644, write), toStandardOutput)
 			}
 			if err == nil {
 				fmt.Fprintf(report, "wrote %d LinearForwardingTable SMPs from %s to %s\n", n, f.Node(sm).Name, out)

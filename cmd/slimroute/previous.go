@@ -1,9 +1,10 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,23 +12,16 @@ import (
 	"time"
 
 	"slimroute/fabric"
-	"slimroute/internal/atomicfile"
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/repair"
 	"slimroute/verify"
 )
 
-// tableFile is one file of forwarding state route writes.
-type tableFile struct {
-	name  string
-	write func(io.Writer) error
-}
-
 // tableFiles lists the forwarding-state files of tables tab, as route
 // writes them and --previous reads them back.
-func tableFiles(tab *lft.Tables) []tableFile {
-	return []tableFile{
+func tableFiles(tab *lft.Tables) []outputFile {
+	return []outputFile{
 		{"opensm-lfts.txt", func(w io.Writer) error { return lft.WriteOpenSMLFTs(w, tab, runtime.GOMAXPROCS(0)) }},
 		{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
 		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab, runtime.GOMAXPROCS(0)) }},
@@ -61,16 +55,21 @@ type repairCounts struct {
 
 // routeFromPrevious repairs the routing route wrote into prevDir for the
 // fabric f, verifies it and writes it into outDir. It reports false, having
-// said why, when the repair cannot be done or the verifier refuses it: the
-// caller then recomputes in full.
+// said why, when the fabric changed in a way a repair cannot follow (a
+// switch added, no VL left, …) or the verifier refuses the result: the
+// caller then recomputes in full. Files it cannot read are an error: the
+// user asked for a repair of those files.
 func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, prevDir, outDir string) (bool, error) {
 	refuse := func(format string, args ...any) (bool, error) {
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, fmt.Sprintf(format, args...))
 		return false, nil
 	}
 	prev, gone, err := readPrevious(prevDir, f)
-	if err != nil {
+	if isNew := (*lft.NewSwitchError)(nil); errors.As(err, &isNew) {
 		return refuse("%v", err)
+	}
+	if err != nil {
+		return false, fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
 	}
 	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now})
 	if err != nil {
@@ -105,6 +104,13 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error) {
 	var t *lft.Tables
 	s := lft.NewShrunk(f)
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, s, errors.New("no such directory")
+	} else if err != nil {
+		return nil, s, err
+	} else if !fi.IsDir() {
+		return nil, s, errors.New("not a directory")
+	}
 	for _, step := range []struct {
 		name string
 		read func(io.Reader, string) (*lft.Tables, error)
@@ -130,35 +136,9 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 // writeTables writes the forwarding-state files of tab and summary.json
 // into dir as a set, as route does.
 func writeTables(dir string, tab *lft.Tables, sum *repairSummary) error {
-	files := tableFiles(tab)
-	sum.Files = append(sum.Files, setNames(files)...)
-	return writeSet(dir, files, sum)
-}
-
-// setNames lists the names writeSet writes: the files, then summary.json.
-func setNames(files []tableFile) []string {
-	var names []string
-	for _, file := range files {
-		names = append(names, file.name)
-	}
-	return append(names, "summary.json")
-}
-
-// writeSet writes files and summary (as summary.json) into dir as one set:
-// an error or an interrupt leaves every file as it was.
-func writeSet(dir string, files []tableFile, summary any) error {
-	var out []atomicfile.File
-	for _, file := range files {
-		out = append(out, atomicfile.File{Path: filepath.Join(dir, file.name), Perm: 0o644, Write: file.write})
-	}
-	out = append(out, atomicfile.File{Path: filepath.Join(dir, "summary.json"), Perm: 0o644, Write: func(w io.Writer) error {
-		b, err := json.MarshalIndent(summary, "", "  ")
-		if err == nil {
-			_, err = w.Write(append(b, '\n'))
-		}
-		return err
-	}})
-	return atomicfile.WriteAll(out...)
+	files := append(tableFiles(tab), jsonFile("summary.json", sum))
+	sum.Files = fileNames(files)
+	return writeOutputs(dir, "-o", files)
 }
 
 // printRepair says what the repair changed and why, for people.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"slimroute/fabric"
-	"slimroute/internal/atomicfile"
 	"slimroute/layers"
 	"slimroute/lft"
 	"slimroute/pipeline"
@@ -71,7 +69,7 @@ Examples:
 			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
-			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left)"},
+			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left); DIR missing or a file in it that does not read is an error"},
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := pipelineConfig(c)
@@ -118,12 +116,15 @@ Examples:
 				fmt.Fprintf(c.App.ErrWriter, "slimroute: writing about %s to %s (opensm-lfts.txt has a line per switch and LID: %d × %d); fewer layers make it smaller\n",
 					humanBytes(size), dir, len(res.Tables.Switches()), int(res.LIDs.Top()))
 			}
-			sum, err := writeRoute(dir, f, res, c.Bool("ibdmchk"))
+			sum, files, err := routeFiles(f, res, c.Bool("ibdmchk"))
 			if err != nil {
 				return err
 			}
-			lap("write_ms")
-			if err := writeJSON(filepath.Join(dir, "timings.json"), timings); err != nil {
+			files = append(files, outputFile{"timings.json", func(w io.Writer) error {
+				lap("write_ms") // written last: the files before it are written, their renames left
+				return jsonFile("timings.json", timings).write(w)
+			}})
+			if err := writeOutputs(dir, "-o", files); err != nil {
 				return err
 			}
 			sum.Files = append(sum.Files, "timings.json")
@@ -133,9 +134,9 @@ Examples:
 	}
 }
 
-// writeRoute writes the files of a routing run into dir (made if missing),
-// atomically, and returns the summary it wrote.
-func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (*routeSummary, error) {
+// routeFiles lists the files of a routing run, summary.json last, and
+// returns the summary that file holds.
+func routeFiles(f *fabric.Fabric, res *pipeline.Result, ibdm bool) (*routeSummary, []outputFile, error) {
 	r, a, lids, tab, rep := res.Routing, res.Assignment, res.LIDs, res.Tables, res.Verify
 	sum := &routeSummary{}
 	sum.Fabric = fabric.ComputeStats(f)
@@ -152,9 +153,9 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 	if ibdm {
 		view, err := lft.NewIBDMView(tab)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		files = append(files, []tableFile{
+		files = append(files, []outputFile{
 			{"ibdmchk/subnet.lst", view.WriteSubnetList},
 			{"ibdmchk/fdbs", view.WriteFDBs},
 			{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
@@ -162,8 +163,9 @@ func writeRoute(dir string, f *fabric.Fabric, res *pipeline.Result, ibdm bool) (
 			{"ibdmchk/sl2vl", view.WriteSL2VL},
 		}...)
 	}
-	sum.Files = append(sum.Files, setNames(files)...)
-	return sum, writeSet(dir, files, sum)
+	files = append(files, jsonFile("summary.json", sum))
+	sum.Files = fileNames(files)
+	return sum, files, nil
 }
 
 // bigOutput is the size from which route says how much it will write.
@@ -207,15 +209,6 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, 0o644, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }
 
 // printRoute prints what a routing run did, for people.

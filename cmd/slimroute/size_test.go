@@ -39,7 +39,11 @@ func TestRouteSizeEstimateIsClose(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		if _, err := writeRoute(dir, f, res, false); err != nil {
+		_, files, err := routeFiles(f, res, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeOutputs(dir, "-o", files); err != nil {
 			t.Fatal(err)
 		}
 		var written int64

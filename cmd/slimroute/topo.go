@@ -140,7 +140,8 @@ func emit(c *cli.Context, f *fabric.Fabric) error {
 		return fmt.Errorf("--format %q: want one of %s", format, formatList())
 	}
 	if out := c.String("output"); out != "" && out != "-" {
-		return atomicfile.Write(out, 0o644, func(w io.Writer) error { return fabric.Write(w, f, format) })
+		err := atomicfile.Write(out, 0o644, func(w io.Writer) error { return fabric.Write(w, f, format) })
+		return adviseOutput(err, toStandardOutput)
 	}
 	return fabric.Write(c.App.Writer, f, format)
 }

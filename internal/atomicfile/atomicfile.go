@@ -174,6 +174,15 @@ func isOpenFileLink(path string) bool {
 	return strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/")
 }
 
+// NotAFileError refuses a path that names what a write must not replace
+// or write into: a directory, a block device or a socket. What to name
+// instead is the caller's to say (a file, another directory).
+type NotAFileError struct {
+	Kind string // "directory", "block device" or "socket"
+}
+
+func (e *NotAFileError) Error() string { return "is a " + e.Kind }
+
 // refuseKind returns nil for a path that may be written through (what it
 // finally names is a character device, a FIFO, a regular file or
 // nothing yet), or the error that says why not.
@@ -188,11 +197,11 @@ func refuseKind(path string) error {
 	mode := fi.Mode()
 	switch {
 	case mode.IsDir():
-		return errors.New("is a directory; name a file, or - for standard output")
+		return &NotAFileError{"directory"}
 	case mode&fs.ModeDevice != 0 && mode&fs.ModeCharDevice == 0:
-		return errors.New("is a block device; slimroute does not write to disks")
+		return &NotAFileError{"block device"}
 	case mode&fs.ModeSocket != 0:
-		return errors.New("is a socket; name a file, a FIFO, or - for standard output")
+		return &NotAFileError{"socket"}
 	}
 	return nil
 }

@@ -183,7 +183,8 @@ func TestOpenFileLinksAreWrittenThrough(t *testing.T) {
 }
 
 // TestDirectoriesBlockDevicesAndSocketsAreRefused: each is left as it was
-// and the error says what it is.
+// and the error says what it is, as a *NotAFileError (the caller says what
+// to name instead).
 func TestDirectoriesBlockDevicesAndSocketsAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "sock")
@@ -205,6 +206,10 @@ func TestDirectoriesBlockDevicesAndSocketsAreRefused(t *testing.T) {
 		err := Write(c.path, 0o644, writeString("x"))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
 			t.Errorf("%s: error %v, want %q and the path", c.path, err, c.want)
+		}
+		var naf *NotAFileError
+		if notFile := strings.HasPrefix(c.want, "is a"); errors.As(err, &naf) != notFile {
+			t.Errorf("%s: error %v is a *NotAFileError: %v, want %v", c.path, err, !notFile, notFile)
 		}
 		if after := kind(t, c.path); after != before {
 			t.Errorf("%s was a %s, now a %s", c.path, before, after)
