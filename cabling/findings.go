@@ -33,6 +33,39 @@ func (g *portGraph) findings() []Finding {
 	for _, a := range g.id.groups {
 		out = append(out, g.ambiguousFinding(a))
 	}
+	return append(out, g.misnamedFindings()...)
+}
+
+// misnamedFindings reports the planned nodes identified by anything but
+// their description whose discovered node description is the name of
+// another planned node: the device in X's place says it is Y. Found by its
+// cables it is cabled as X, but it may be Y's device in the wrong place,
+// or X's with a wrong description — either way the plan and the fabric
+// disagree, and the checker cannot call the fabric clean. (A description
+// the plan does not know — a host name, a factory description — is no
+// contradiction: that is how replaced devices are found.)
+func (g *portGraph) misnamedFindings() []Finding {
+	var out []Finding
+	for p := range g.nPlan {
+		d := g.id.toFound[p]
+		if d < 0 || g.id.method[p] == ByDescription {
+			continue
+		}
+		n := g.found.Node(d)
+		// a description several discovered nodes share carries their GUID
+		// (fabric's uniqueNames): it is still the description
+		desc := strings.TrimSuffix(n.Name, fmt.Sprintf(" (%s)", n.GUID))
+		q, ok := g.plan.NodeByName(desc)
+		if !ok || int(q) == p {
+			continue
+		}
+		instr := fmt.Sprintf("the device cabled as %s (GUID %s, found by %s) calls itself %q, another planned %s: "+
+			"if it is %s, set its node description to %q (or map its GUID with --node-name-map); if it is %s, it is in %s's place",
+			g.name(p), n.GUID, methodWords(g.id.method[p]), desc, g.plan.Node(q).Kind,
+			g.name(p), g.name(p), desc, g.name(p))
+		f := Finding{Kind: Misnamed, Rack: g.rack(p), Node: g.name(p), Nodes: appendNames(nil, g.name(p), desc), Instruction: instr, Actions: []Action{}}
+		out = append(out, f)
+	}
 	return out
 }
 

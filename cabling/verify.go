@@ -32,6 +32,7 @@ const (
 	MissingRack   = "missing-rack"   // every switch of a rack is absent
 	UnknownNode   = "unknown-node"   // a cable to a node the plan does not know: remove
 	Ambiguous     = "ambiguous"      // discovered nodes that cannot be told apart
+	Misnamed      = "misnamed"       // a node found by its cables that calls itself another planned node
 )
 
 // Action ops: the physical steps an installer performs.

@@ -126,7 +126,9 @@ factory descriptions are found too), then compares every port with the plan. Eve
 is not as planned is in exactly one finding, in rack order, with the fewest physical steps
 that put it right: exchange two plugs (or k−1 exchanges for k rotated plugs), move a plug,
 connect, remove or replace a cable. Switches whose cables fit two planned switches equally
-well are reported as ambiguous rather than guessed. With --json, each finding also lists
+well are reported as ambiguous rather than guessed. A device found by its cables keeps
+whatever description it has (a host name, a replacement's factory description) — unless it
+is the name of another planned node: that is a "misnamed" finding. With --json, each finding also lists
 its steps as actions (op, a, b: node and port) that a script can replay.
 Exit status: 0 as planned, 1 findings, 2 could not check.
 

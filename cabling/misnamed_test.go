@@ -1,0 +1,87 @@
+package cabling_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"slimroute/cabling"
+	"slimroute/fabric"
+	"slimroute/internal/wiringfaults"
+)
+
+// TestADeviceCallingItselfAnotherPlannedNodeIsNotClean cables every plan
+// exactly as planned, then gives the device in one planned node's place X
+// the node description of a planned node Y of the other kind (an HCA that
+// says it is a switch, or a switch that says it is an HCA), half of the
+// time with a GUID the plan does not know, and reads the fabric back from
+// ibnetdiscover text as a user's would be. The device is found by its
+// cables and every cable is as planned, but the fabric contradicts the
+// plan: the report must not be clean, and must have a misnamed finding
+// that names X and Y and asks for no physical step.
+func TestADeviceCallingItselfAnotherPlannedNodeIsNotClean(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 0))
+	for _, fab := range wiringfaults.Plans {
+		p := plan(t, fab)
+		var buf bytes.Buffer
+		if err := fabric.WriteIBNetDiscover(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		for range 6 {
+			x := fabric.NodeID(rng.IntN(p.NumNodes()))
+			others := p.IDsOf(fabric.Switch)
+			if p.Node(x).Kind == fabric.Switch {
+				others = p.IDsOf(fabric.HCA)
+			}
+			y := others[rng.IntN(len(others))]
+			text := renamed(t, buf.String(), p.Node(x), p.Node(y).Name, rng.IntN(2) == 0)
+			found, err := fabric.ReadIBNetDiscover(strings.NewReader(text), "found")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := cabling.Verify(p, found)
+			what := fmt.Sprintf("%s: %s called %q", fab, p.Node(x).Name, p.Node(y).Name)
+			if rep.Clean() || rep.AsPlanned != rep.Planned {
+				t.Fatalf("%s: clean %v, %d of %d cables as planned", what, rep.Clean(), rep.AsPlanned, rep.Planned)
+			}
+			ok := false
+			for _, f := range rep.Findings {
+				if f.Kind == cabling.Misnamed && f.Node == p.Node(x).Name && len(f.Actions) == 0 &&
+					strings.Contains(f.Instruction, fmt.Sprintf("%q", p.Node(y).Name)) {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Fatalf("%s: no misnamed finding for it:%s", what, instructionsOf(rep))
+			}
+		}
+	}
+}
+
+// renamed changes, in ibnetdiscover text, the description of node n's
+// record (and of the port lines that name it) to name, and with newGUID
+// its GUIDs to ones no plan uses.
+func renamed(t *testing.T, text string, n fabric.Node, name string, newGUID bool) string {
+	t.Helper()
+	old := regexp.MustCompile(fmt.Sprintf(`# "%s"`, regexp.QuoteMeta(n.Name)))
+	if !old.MatchString(text) {
+		t.Fatalf("no %q in the text", n.Name)
+	}
+	text = old.ReplaceAllString(text, fmt.Sprintf(`# "%s"`, name))
+	if newGUID {
+		g := fmt.Sprintf("%016x", uint64(n.GUID))
+		text = strings.ReplaceAll(text, g[:14], "7e"+g[2:14])
+	}
+	return text
+}
+
+func instructionsOf(rep *cabling.Report) string {
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		fmt.Fprintf(&b, "\n  [%s] %s", f.Kind, f.Instruction)
+	}
+	return b.String()
+}
