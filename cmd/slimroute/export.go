@@ -13,6 +13,7 @@ import (
 	"slimroute/lft"
 	"slimroute/lft/mad"
 	"slimroute/pipeline"
+	"slimroute/verify"
 )
 
 // fabricAndSM loads the fabric and finds the node the SM runs on (--sm).
@@ -103,7 +104,9 @@ func lftCommand() *cli.Command {
 			Description: `Follows each directed-route SMP from the SM's node (--sm) through the fabric to the switch
 it programs and prints the resulting tables in OpenSM's LFT file layout. The LIDs are
 assigned as route assigns them (--lmc, --lft-cap, --lids-from-fabric): give the settings
-the packets were made with.
+the packets were made with. The tables are checked with the verifier (every LID reachable
+from every HCA and switch, no loop): with other settings than the packets', they are not,
+and the command says so (exit 2) instead of printing wrong tables.
 
 Example:
    slimroute lft from-pcap --slimfly 5 lfts.pcap > lfts.txt`,
@@ -135,6 +138,9 @@ Example:
 				t, err := mad.ReadLFTs(fh, path, f, sm, lids)
 				if err != nil {
 					return err
+				}
+				if _, err := verify.Check(t, runtime.GOMAXPROCS(0)); err != nil {
+					return fmt.Errorf("%s: the tables these packets program, read with --sm %s and this LID plan, are broken — give the settings the packets were made with (--sm, --lmc, --lft-cap, --lids-from-fabric): %w", path, f.Name(sm), err)
 				}
 				return lft.WriteOpenSMLFTs(c.App.Writer, t, runtime.GOMAXPROCS(0))
 			},

@@ -102,6 +102,11 @@ func ReadLFTs(r io.Reader, file string, f *fabric.Fabric, sm fabric.NodeID, lids
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	b := lft.NewBuilder(f, lids)
+	type block struct {
+		sw     fabric.NodeID
+		number uint32
+	}
+	seen := map[block]int{} // the packet that set each block
 	for i, pkt := range pkts {
 		_, _, _, smp, err := Decode(pkt)
 		if err != nil {
@@ -122,6 +127,13 @@ func ReadLFTs(r io.Reader, file string, f *fabric.Fabric, sm fabric.NodeID, lids
 		if n.Kind != fabric.Switch {
 			return nil, fmt.Errorf("%s: packet %d: its directed route ends at %s, not a switch", file, i+1, n.Name)
 		}
+		if first, again := seen[block{at, smp.AttrMod}]; again {
+			_, _, _, prev, _ := Decode(pkts[first])
+			if prev.Data != smp.Data {
+				return nil, fmt.Errorf("%s: packets %d and %d both program block %d of %s, differently: the directed routes were followed from the wrong node; give the node the SM ran on (--sm)", file, first+1, i+1, smp.AttrMod, n.Name)
+			}
+		}
+		seen[block{at, smp.AttrMod}] = i
 		tab := b.LFT(at)
 		for j, port := range smp.Data {
 			lid := int(smp.AttrMod)*64 + j
@@ -137,5 +149,31 @@ func ReadLFTs(r io.Reader, file string, f *fabric.Fabric, sm fabric.NodeID, lids
 			tab[lid] = port
 		}
 	}
-	return b.Tables(), nil
+	t := b.Tables()
+	if err := everyLIDRouted(t, f); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return t, nil
+}
+
+// everyLIDRouted checks that some switch has an entry for every LID of the
+// plan: an SM programs every LID it assigned, so a LID nobody routes is
+// one the packets' own LID plan did not have.
+func everyLIDRouted(t *lft.Tables, f *fabric.Fabric) error {
+	switches := f.IDsOf(fabric.Switch)
+	for _, pl := range t.LIDs().Ports() {
+		for lid := pl.Base; lid <= pl.Top(); lid++ {
+			routed := false
+			for _, sw := range switches {
+				if t.Port(sw, lid) != lft.Drop {
+					routed = true
+					break
+				}
+			}
+			if !routed {
+				return fmt.Errorf("no packet gives any switch an entry for LID 0x%04x (%s's): the packets were made with another LID plan — give their --lmc (smaller than this one?), --lft-cap or --lids-from-fabric — or the capture is incomplete", lid, f.PortString(pl.Port))
+			}
+		}
+	}
+	return nil
 }
