@@ -3,7 +3,11 @@ package lft_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,16 +25,97 @@ func TestLIDSpaceOverflowSaysWhatFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-	if err == nil || !strings.Contains(err.Error(), "use LMC 0 (1 layers)") || !strings.Contains(err.Error(), "at most 11866 endpoints") {
+	if err == nil || !strings.Contains(err.Error(), "use LMC 0 (1 layers)") {
 		t.Fatalf("error %v", err)
 	}
+	followLIDAdvice(t, "q=29", 1682, 36998, lft.LIDOptions{LMC: 2}, err)
 	if _, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 0}); err != nil {
 		t.Fatalf("LMC 0 should fit: %v", err)
 	}
-	small, _ := slimfly.Build(slimfly.Params{Q: 5})
-	if _, err := lft.AssignLIDs(small, lft.LIDOptions{LMC: 2, LFTCap: 512}); err == nil || !strings.Contains(err.Error(), "tables hold 512") {
-		t.Fatalf("LFT capacity: %v", err)
+}
+
+// TestLFTCapacityFitsTheTopLIDExactly draws fabrics of 1..40 switches and
+// 0..300 HCA ports and an LMC 0..3: a plan whose top LID is T fits tables
+// of T+1 entries (LIDs 0..T) and not of T; a refusal names the capacity and
+// its advice — a smaller LMC, at most N endpoints — fits when followed,
+// and N+1 endpoints do not.
+func TestLFTCapacityFitsTheTopLIDExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 0))
+	for i := 0; i < 200; i++ {
+		S, H, lmc := 1+rng.IntN(40), rng.IntN(301), rng.IntN(4)
+		f := switchesWithHCAs(t, S, H)
+		lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := int(lids.Top())
+		if _, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: top + 1}); err != nil {
+			t.Fatalf("%d switches, %d HCAs, LMC %d: top LID %d, refused with %d entries: %v", S, H, lmc, top, top+1, err)
+		}
+		opts := lft.LIDOptions{LMC: lmc, LFTCap: top - rng.IntN(min(top, 40))}
+		_, err = lft.AssignLIDs(f, opts)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("tables hold %d", opts.LFTCap)) {
+			t.Fatalf("%d switches, %d HCAs, LMC %d: top LID %d, tables of %d: %v", S, H, lmc, top, opts.LFTCap, err)
+		}
+		followLIDAdvice(t, fmt.Sprintf("%d switches, %d HCAs", S, H), S, H, opts, err)
 	}
+}
+
+var (
+	adviceLMC = regexp.MustCompile(`use LMC (\d+)`)
+	adviceEP  = regexp.MustCompile(`at most (\d+) endpoints`)
+)
+
+// followLIDAdvice checks the advice of AssignLIDs' refusal err for S
+// switches and H HCA ports under opts: the LMC it names fits them, the
+// endpoints it names fit (with the S switches), one more do not.
+func followLIDAdvice(t *testing.T, what string, S, H int, opts lft.LIDOptions, err error) {
+	t.Helper()
+	if m := adviceLMC.FindStringSubmatch(err.Error()); m != nil {
+		if l, _ := strconv.Atoi(m[1]); !fitsWith(t, S, H, opts, l) {
+			t.Errorf("%s: %v\n  advised LMC %d, which does not fit", what, err, l)
+		}
+	}
+	if m := adviceEP.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		if !fitsWith(t, S, n, opts, opts.LMC) || fitsWith(t, S, n+1, opts, opts.LMC) {
+			t.Errorf("%s: %v\n  advised at most %d endpoints: %d fit %v, %d fit %v", what, err, n, n, fitsWith(t, S, n, opts, opts.LMC), n+1, fitsWith(t, S, n+1, opts, opts.LMC))
+		}
+	}
+}
+
+// fitsWith reports whether S switches and H HCA ports get LIDs under opts
+// at LMC lmc.
+func fitsWith(t *testing.T, S, H int, opts lft.LIDOptions, lmc int) bool {
+	t.Helper()
+	opts.LMC = lmc
+	_, err := lft.AssignLIDs(switchesWithHCAs(t, S, H), opts)
+	return err == nil
+}
+
+// switchesWithHCAs builds S switches in a chain with H single-port HCAs
+// dealt over them.
+func switchesWithHCAs(t *testing.T, S, H int) *fabric.Fabric {
+	t.Helper()
+	per := (H+S-1)/max(S, 1) + 2
+	var nodes []fabric.Node
+	var links []fabric.Link
+	for s := 0; s < S; s++ {
+		nodes = append(nodes, fabric.Node{Kind: fabric.Switch, Name: fmt.Sprintf("s%d", s), GUID: fabric.GUID(s+1) << 20, Ports: min(per, fabric.MaxPorts)})
+		if s > 0 {
+			links = append(links, fabric.Link{A: fabric.PortRef{Node: fabric.NodeID(s - 1), Port: 2}, B: fabric.PortRef{Node: fabric.NodeID(s), Port: 1}})
+		}
+	}
+	for h := 0; h < H; h++ {
+		id := fabric.NodeID(len(nodes))
+		nodes = append(nodes, fabric.Node{Kind: fabric.HCA, Name: fmt.Sprintf("h%d", h), GUID: fabric.GUID(1)<<40 | fabric.GUID(h)<<8, Ports: 1})
+		links = append(links, fabric.Link{A: fabric.PortRef{Node: fabric.NodeID(h % S), Port: 3 + h/S}, B: fabric.PortRef{Node: id, Port: 1}})
+	}
+	f, err := fabric.New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func TestLIDsAreAlignedAndUnique(t *testing.T) {

@@ -86,27 +86,8 @@ func AssignLIDs(f *fabric.Fabric, opts LIDOptions) (*LIDs, error) {
 	if opts.FromFabric {
 		return fromFabric(f, switches, hcas, uint8(opts.LMC), limit)
 	}
-	need := len(switches) + len(hcas)<<opts.LMC + (1<<opts.LMC - 1) // alignment slack
-	if need > int(limit) {
-		fit := -1
-		for l := opts.LMC - 1; l >= 0; l-- {
-			if len(switches)+len(hcas)<<l+(1<<l-1) <= int(limit) {
-				fit = l
-				break
-			}
-		}
-		maxEP := (int(limit) - len(switches) - (1<<opts.LMC - 1)) >> opts.LMC
-		msg := fmt.Sprintf("%d switches and %d endpoints at LMC %d need about %d LIDs, but only %d fit (unicast LIDs end at 0x%04X", len(switches), len(hcas), opts.LMC, need, limit, MaxUnicastLID)
-		if opts.LFTCap > 0 {
-			msg += fmt.Sprintf("; the switches' tables hold %d", opts.LFTCap)
-		}
-		msg += ")"
-		if fit >= 0 {
-			msg += fmt.Sprintf(": use LMC %d (%d layers) or at most %d endpoints", fit, 1<<fit, max(maxEP, 0))
-		} else {
-			msg += ": the fabric is too large for one subnet"
-		}
-		return nil, fmt.Errorf("%s", msg)
+	if err := fits(len(switches), len(hcas), opts, limit); err != nil {
+		return nil, err
 	}
 	l := &LIDs{lmc: uint8(opts.LMC)}
 	next := LID(1)
@@ -121,6 +102,51 @@ func AssignLIDs(f *fabric.Fabric, opts LIDOptions) (*LIDs, error) {
 		next += step
 	}
 	return l, l.index()
+}
+
+// topLID returns the highest LID AssignLIDs gives s switches and h HCA
+// ports at LMC lmc: the switches take 1..s, the HCA ports aligned blocks
+// of 2^lmc from the first multiple of 2^lmc after s.
+func topLID(s, h, lmc int) int {
+	if h == 0 {
+		return s
+	}
+	step := 1 << lmc
+	return (s+step)/step*step + h*step - 1
+}
+
+// fits says, when s switches and h HCA ports at opts.LMC need a LID above
+// limit, how many LIDs they need and what would fit: a smaller LMC, fewer
+// endpoints, or larger tables.
+func fits(s, h int, opts LIDOptions, limit LID) error {
+	need := topLID(s, h, opts.LMC)
+	if need <= int(limit) {
+		return nil
+	}
+	fit := -1
+	for l := opts.LMC - 1; l >= 0; l-- {
+		if topLID(s, h, l) <= int(limit) {
+			fit = l
+			break
+		}
+	}
+	step := 1 << opts.LMC
+	maxEP := (int(limit) - (s+step)/step*step + 1) / step
+	msg := fmt.Sprintf("%d switches and %d endpoints at LMC %d need LIDs up to %d, but LIDs end at %d (unicast LIDs end at 0x%04X", s, h, opts.LMC, need, limit, MaxUnicastLID)
+	capped := opts.LFTCap > 0 && int(limit) < int(MaxUnicastLID)
+	if capped {
+		msg += fmt.Sprintf("; the switches' tables hold %d", opts.LFTCap)
+	}
+	msg += ")"
+	switch {
+	case fit >= 0:
+		msg += fmt.Sprintf(": use LMC %d (%d layers) or at most %d endpoints", fit, 1<<fit, max(maxEP, 0))
+	case capped:
+		msg += fmt.Sprintf(": even at LMC 0 they need tables of %d entries; check --lft-cap (the switches' LinearFDBCap)", topLID(s, h, 0)+1)
+	default:
+		msg += ": the fabric is too large for one subnet"
+	}
+	return fmt.Errorf("%s", msg)
 }
 
 // lidPorts lists the LID-holding ports: switch port 0s by node GUID, then
