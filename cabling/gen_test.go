@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"regexp"
 	"slimroute/fabric"
+	"strconv"
 )
 
 // genCase is one generated machine room: a fabric whose switches and hosts
@@ -85,12 +87,21 @@ func genRoom(t testing.TB, rng *rand.Rand) genCase {
 	return genCase{f, g}
 }
 
-// genPlans yields n seeded cases and their plans.
+// adviceUnits is the rack height a refused plan asks for.
+var adviceUnits = regexp.MustCompile(`set --rack-units (\d+)`)
+
+// genPlans yields n seeded cases and their plans; a case whose racks are
+// too short for its nodes takes the height the refusal advises.
 func genPlans(t *testing.T, n int, check func(t *testing.T, c genCase, p *Plan)) {
 	for seed := range n {
 		rng := rand.New(rand.NewPCG(uint64(seed), 12))
 		c := genRoom(t, rng)
 		p, err := MakePlan(c.f, c.g)
+		if m := adviceUnits.FindStringSubmatch(fmt.Sprint(err)); m != nil {
+			// racks too short for their nodes: the advised height must do
+			c.g.RackUnits, _ = strconv.Atoi(m[1])
+			p, err = MakePlan(c.f, c.g)
+		}
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -98,5 +109,39 @@ func genPlans(t *testing.T, n int, check func(t *testing.T, c genCase, p *Plan))
 		if t.Failed() {
 			t.Fatalf("seed %d failed (run -run '%s/%d$' to repeat)", seed, t.Name(), seed)
 		}
+	}
+}
+
+// TestTooShortRacksAreRefusedWithTheHeightTheyNeed: of 100 drawn rooms,
+// those whose racks cannot hold their nodes are refused with a height; at
+// that height the plan is made, at one unit less it is still refused, and
+// every node stands in a unit of its rack.
+func TestTooShortRacksAreRefusedWithTheHeightTheyNeed(t *testing.T) {
+	refused := 0
+	for seed := range 100 {
+		c := genRoom(t, rand.New(rand.NewPCG(uint64(seed), 12)))
+		_, err := MakePlan(c.f, c.g)
+		m := adviceUnits.FindStringSubmatch(fmt.Sprint(err))
+		if m == nil {
+			continue
+		}
+		refused++
+		c.g.RackUnits, _ = strconv.Atoi(m[1])
+		p, err := MakePlan(c.f, c.g)
+		if err != nil {
+			t.Fatalf("seed %d: advised %s, which fails: %v", seed, m[0], err)
+		}
+		for _, n := range p.Fabric.Nodes() {
+			if n.Place.Rack > 0 && (n.Place.U < 1 || n.Place.U > c.g.RackUnits) {
+				t.Fatalf("seed %d: %s in unit %d of %d", seed, n.Name, n.Place.U, c.g.RackUnits)
+			}
+		}
+		c.g.RackUnits--
+		if _, err := MakePlan(c.f, c.g); err == nil {
+			t.Fatalf("seed %d: advised %s, but %d units do", seed, m[0], c.g.RackUnits)
+		}
+	}
+	if refused < 5 {
+		t.Fatalf("only %d of 100 rooms overflow their racks: the generator misses the case", refused)
 	}
 }

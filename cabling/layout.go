@@ -19,8 +19,9 @@ const maxRackUnits = 100
 // rack has fewer free units than hosts, hosts share units evenly (several
 // servers per chassis), ⌈hosts / free units⌉ to a unit. Positions the
 // fabric already has (a spec's [racks] units) are kept. A rack's height is
-// units, or its highest placed unit if that is higher. It returns the
-// placed fabric and a sentence saying what it did.
+// units, or its highest placed unit if that is higher; a rack taller than
+// units is an error saying how many units it needs. It returns the placed
+// fabric and a sentence saying what it did.
 func layout(f *fabric.Fabric, units int) (*fabric.Fabric, string, error) {
 	nodes := append([]fabric.Node(nil), f.Nodes()...)
 	racks := map[int][]int{} // rack → indices of its nodes
@@ -37,7 +38,7 @@ func layout(f *fabric.Fabric, units int) (*fabric.Fabric, string, error) {
 		rs = append(rs, r)
 	}
 	sort.Ints(rs)
-	switches, hosts, shared := 0, 0, 0
+	switches, hosts, shared, tallest := 0, 0, 0, 0
 	var tall []string
 	for _, r := range rs {
 		height, s, h, perU := layoutRack(nodes, racks[r], units)
@@ -45,9 +46,13 @@ func layout(f *fabric.Fabric, units int) (*fabric.Fabric, string, error) {
 		shared = max(shared, perU)
 		if height > units {
 			tall = append(tall, fmt.Sprintf("rack %d needs %d units", r, height))
+			tallest = max(tallest, height)
 		}
 	}
-	if switches+hosts == 0 && len(tall) == 0 {
+	if len(tall) > 0 {
+		return nil, "", fmt.Errorf("racks of %d units are too short: %s; set --rack-units %d (or units in the spec's [racks]), or put fewer switches in a rack", units, strings.Join(tall, ", "), tallest)
+	}
+	if switches+hosts == 0 {
 		return f, "rack units as the fabric gives them", nil
 	}
 	g, err := fabric.New(nodes, f.Links())
@@ -63,9 +68,6 @@ func layout(f *fabric.Fabric, units int) (*fabric.Fabric, string, error) {
 	how += fmt.Sprintf("%d hosts from the bottom", hosts)
 	if shared > 1 {
 		how += fmt.Sprintf(", up to %d to a unit", shared)
-	}
-	if len(tall) > 0 {
-		how += "; taller than the racks: " + strings.Join(tall, ", ") + " (split it, or set --rack-units)"
 	}
 	return g, how, nil
 }
