@@ -76,6 +76,7 @@ type walker struct {
 	// per switch: epoch of the DLID it is known to reach, and the walk
 	// from a switch that passed it (fromSwitches)
 	reached, onWay []uint32
+	stack          []int32
 	cols           []uint8 // the chunk's LFT entries, DLID-major
 	// the (in-port, SL) pairs the walks toward the current DLID arrive on
 	// at its owner's switch, in-port*16 + SL, and their epochs
@@ -181,6 +182,7 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 		if steps > f.NumNodes() {
 			return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s)", dlid, f.PortString(src), f.Name(at.Node))
 		}
+		w.reached[lay.swIndex[at.Node]] = epoch // valid once every walk is clean (fromSwitches)
 		out := int(col[lay.swIndex[at.Node]])
 		next, home, p := w.forward(at.Node, out, dst, dlid)
 		switch {
@@ -256,18 +258,18 @@ const vl15 = "VL 15 carries only subnet management packets, so the switch drops 
 // entry out: the port cabled to out, or home when sw owns the LID itself.
 // problem, when not "", says why the entry is wrong.
 func (w *walker) forward(sw fabric.NodeID, out int, dst fabric.PortRef, dlid lft.LID) (next fabric.PortRef, home bool, problem string) {
-	f := w.f
 	switch {
 	case out == 0 && dst != fabric.PortRef{Node: sw}:
-		return next, false, fmt.Sprintf("%s sends LID 0x%04x to its own port 0, but the LID is not its own", f.Name(sw), dlid)
+		return next, false, fmt.Sprintf("%s sends LID 0x%04x to its own port 0, but the LID is not its own", w.f.Name(sw), dlid)
 	case out == 0:
 		return next, true, ""
 	case out == lft.Drop:
-		return next, false, fmt.Sprintf("%s has no route to LID 0x%04x (%s)", f.Name(sw), dlid, f.PortString(dst))
-	case out > f.Ports(sw) || w.lay.peerOf(fabric.PortRef{Node: sw, Port: out}).Node < 0:
-		return next, false, fmt.Sprintf("%s forwards LID 0x%04x to port %d, which has no cable", f.Name(sw), dlid, out)
+		return next, false, fmt.Sprintf("%s has no route to LID 0x%04x (%s)", w.f.Name(sw), dlid, w.f.PortString(dst))
 	}
-	return w.lay.peerOf(fabric.PortRef{Node: sw, Port: out}), false, ""
+	if next = w.lay.peerOf(fabric.PortRef{Node: sw, Port: out}); next.Node < 0 { // beyond its ports, or no cable
+		return next, false, fmt.Sprintf("%s forwards LID 0x%04x to port %d, which has no cable", w.f.Name(sw), dlid, out)
+	}
+	return next, false, ""
 }
 
 // fromSwitches follows dlid from every switch: each must reach the LID's
@@ -279,11 +281,13 @@ func (w *walker) fromSwitches(col []uint8, dst fabric.PortRef, dlid lft.LID, epo
 	f, lay := w.f, w.lay
 	for start := range lay.switches {
 		w.walk++
+		w.stack = w.stack[:0]
 		for x := int32(start); w.reached[x] != epoch; {
 			if w.onWay[x] == w.walk {
 				return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s)", dlid, f.Name(lay.switches[start]), f.Name(lay.switches[x]))
 			}
 			w.onWay[x] = w.walk
+			w.stack = append(w.stack, x)
 			next, home, p := w.forward(lay.switches[x], int(col[x]), dst, dlid)
 			if p != "" {
 				return p
@@ -296,13 +300,8 @@ func (w *walker) fromSwitches(col []uint8, dst fabric.PortRef, dlid lft.LID, epo
 			}
 			x = lay.swIndex[next.Node]
 		}
-		for x := int32(start); w.reached[x] != epoch; { // the whole way reaches it
+		for _, x := range w.stack { // the whole way reaches it
 			w.reached[x] = epoch
-			next, home, _ := w.forward(lay.switches[x], int(col[x]), dst, dlid)
-			if home || next == dst {
-				break
-			}
-			x = lay.swIndex[next.Node]
 		}
 	}
 	return ""
