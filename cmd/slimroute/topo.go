@@ -217,6 +217,10 @@ Examples:
 						HostsPerLeaf: c.Int("hosts-per-leaf"), LeafUplinks: c.Int("leaf-uplinks"), Leaves: c.Int("leaves"),
 						Spines: c.Int("spines"), Pods: c.Int("pods"), SpineUplinks: c.Int("spine-uplinks"), Cores: c.Int("cores"),
 					})
+					var pe *clos.ParamError
+					if errors.As(err, &pe) {
+						return fmt.Errorf("--%s %d: %s", strings.ReplaceAll(pe.Key, "_", "-"), pe.Value, pe.Want)
+					}
 					if err != nil {
 						return err
 					}
