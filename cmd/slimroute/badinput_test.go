@@ -186,6 +186,7 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		{[]string{"cabling", "plan", "--slimfly", "3", "-o", out}, []string{"-o " + out, "is not a directory", "name a directory"}},
 		{[]string{"demo", "-q", "3", "-o", out}, []string{"-o " + out, "is not a directory", "name a directory"}},
 		{[]string{"analyze", "--slimfly", "3", "--permutations", "1", "--svg", out}, []string{"--svg " + out, "is not a directory", "name a directory"}},
+		{[]string{"route", "--slimfly", "3", "--profile", out, "-o", outdir}, []string{"--profile " + out, "is not a directory", "name a directory"}},
 		{[]string{"export", "--slimfly", "3", "--sm", "nobody", "-o", out}, []string{`--sm "nobody"`}},
 		// spec files
 		{[]string{"topo", "--config", p["missing"]}, []string{p["missing"], "no such file"}},
@@ -291,7 +292,11 @@ func TestEveryNumberFlagIsRangeChecked(t *testing.T) {
 		if _, isUint := nf.flag.(*cli.Uint64Flag); isUint {
 			for _, v := range []string{"-1", "18446744073709551616", "x"} {
 				args := append(append(append([]string(nil), nf.path...), requiredArgs(nf.cmd, dir)...), "--"+name, v)
-				refused(t, dir, args, "--"+name+" "+v)
+				want := "not an unsigned integer"
+				if v == "18446744073709551616" {
+					want = "out of range"
+				}
+				refused(t, dir, args, "--"+name+" "+v, want)
 			}
 			continue
 		}
