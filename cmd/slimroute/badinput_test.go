@@ -121,6 +121,7 @@ func inputs(t *testing.T, dir string) map[string]string {
 		"existing.out":  []byte("keep me\n"),
 		"ports255.json": []byte(`{"format":"slimroute-fabric/1","nodes":[{"name":"s","kind":"switch","guid":"0x100","ports":2},{"name":"h","kind":"hca","guid":"0x200","ports":255}],"links":[{"a":{"node":"s","port":1},"b":{"node":"h","port":1}}]}`),
 		"noswitch.json": []byte(`{"format":"slimroute-fabric/1","nodes":[],"links":[]}`),
+		"empty.ibsim":   nil,
 		"pods.toml":     []byte("kind = \"clos\"\nradix = 16\n[clos]\nlevels = 3\npods = -4\n"),
 		"uplinks.toml":  []byte("kind = \"clos\"\nradix = 16\n[clos]\nlevels = 3\nspine_uplinks = 100\n"),
 	}
@@ -193,6 +194,7 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		{[]string{"topo", "--config", p["bad.toml"]}, []string{p["bad.toml"]}},
 		{[]string{"topo", "--config", p["unknown.toml"]}, []string{p["unknown.toml"], "qq"}},
 		{[]string{"topo", "--config", p["binary"]}, []string{p["binary"]}},
+		{[]string{"topo", "stats", "--fabric", p["empty.ibsim"]}, []string{p["empty.ibsim"], "is this an ibsim net file?"}},
 		{[]string{"topo", "--config", p["pods.toml"]}, []string{p["pods.toml"], "pods=-4", "want 0 (the default) or more"}},
 		{[]string{"topo", "--config", p["uplinks.toml"]}, []string{p["uplinks.toml"], "spine_uplinks=100", "want 1..15"}},
 		{[]string{"topo", "clos", "--levels", "3", "--radix", "8", "--spine-uplinks", "8", "-o", out}, []string{"--spine-uplinks 8", "want 1..7"}},

@@ -90,8 +90,11 @@ func readFabricFile(path, format string) (*fabric.Fabric, error) {
 		}
 		format, hint = string(sniffed), fmt.Sprintf("(read as %s, recognised from the content", sniffed)
 		if sniffed == "" {
-			format = string(fabric.DetectFormat(path))
-			hint = fmt.Sprintf("(read as %s, from the file name", format)
+			detected, byName := fabric.DetectFormat(path)
+			format, hint = string(detected), fmt.Sprintf("(read as %s, from the file name", detected)
+			if !byName {
+				hint = fmt.Sprintf("(read as %s: neither the content nor the name (.net, .ibsim, .json) tells", detected)
+			}
 		}
 	}
 	f, err := fabric.Read(br, path, fabric.Format(format))
