@@ -317,7 +317,7 @@ func (w *walker) walk(k, s, d int, buf []int) ([]int, error) {
 			return buf, nil
 		}
 		if steps >= w.S {
-			return buf, fmt.Errorf("layer %d: forwarding loop toward endpoint %d (through %s)", k, d, w.t.ChannelName(ch))
+			return buf, fmt.Errorf("layer %d: forwarding loop toward %s (through %s)", k, w.t.f.PortString(w.t.eps[d]), w.t.ChannelName(ch))
 		}
 		buf = append(buf, ch)
 		x = next

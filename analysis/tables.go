@@ -28,6 +28,7 @@ type view struct {
 	epSw   []int
 	chOff  []int
 	portCh []map[int]int // per switch: port -> channel index in v.Adj
+	bases  []lft.LID     // per endpoint: its base LID
 	lft    [][]uint8
 }
 
@@ -88,22 +89,23 @@ func newView(t *lft.Tables, layers int) (*view, error) {
 		bases[d], lids[d] = p.Base, 1<<p.LMC
 		span = max(span, 1<<p.LMC)
 	}
+	asked := layers
 	if layers == 0 {
 		layers = 1 << bits.Len(uint(span-1))
 	}
-	if span > layers {
-		return nil, fmt.Errorf("endpoints hold up to %d LIDs, more than the %d layers asked for", span, layers)
+	for d := range v.eps {
+		if lids[d] != layers && (asked != 0 || lids[d] < layers) {
+			return nil, &LayersError{Asked: asked, Endpoint: f.PortString(v.eps[d]), LIDs: lids[d], Most: span}
+		}
 	}
 	v.layers = layers
+	v.bases = bases
 	N := len(v.eps)
 	v.lft = make([][]uint8, len(v.v.IDs))
 	for s, sw := range v.v.IDs {
 		v.lft[s] = make([]uint8, layers*N)
 		for k := 0; k < layers; k++ {
 			for d := range v.eps {
-				if k >= lids[d] {
-					continue // no LID at this offset: Step says so
-				}
 				if port := t.Port(sw, bases[d]+lft.LID(k)); port != lft.Drop {
 					v.lft[s][k*N+d] = port
 				}
@@ -111,6 +113,37 @@ func newView(t *lft.Tables, layers int) (*view, error) {
 		}
 	}
 	return v, nil
+}
+
+// A LayersError says that the layers asked for are not the LIDs the
+// tables give an endpoint: layer k of a destination is its LID base+k, so
+// every endpoint needs one LID per layer and no more.
+type LayersError struct {
+	Asked    int    // layers asked for; 0 for as many as the most LIDs
+	Endpoint string // an endpoint holding another number of LIDs
+	LIDs     int    // the LIDs it holds
+	Most     int    // the most LIDs an endpoint holds
+}
+
+func (e *LayersError) Error() string {
+	if e.Asked == 0 {
+		return fmt.Sprintf("%s holds %d LIDs where others hold %d: the tables route fewer layers to it", e.Endpoint, e.LIDs, e.Most)
+	}
+	return fmt.Sprintf("%d layers asked for, but the tables give %s %d LIDs, one per layer", e.Asked, e.Endpoint, e.LIDs)
+}
+
+// A NoEntryError says that a switch's table has no entry for a LID that
+// a path of the routing reaches: the tables leave it unrouted there.
+type NoEntryError struct {
+	Switch   string
+	GUID     fabric.GUID
+	LID      lft.LID
+	Endpoint string // the LID's owner
+	Layer    int    // the LID's offset in its owner's range
+}
+
+func (e *NoEntryError) Error() string {
+	return fmt.Sprintf("the table of %s (%s) has no entry for LID 0x%04x (%s, layer %d)", e.Switch, e.GUID, e.LID, e.Endpoint, e.Layer)
 }
 
 func (t *view) NumLayers() int    { return t.layers }
@@ -125,7 +158,7 @@ func (t *view) Step(layer, s, d int) (int, int, bool, error) {
 	p := int(t.lft[s][layer*len(t.eps)+d])
 	sw := t.f.Node(t.v.IDs[s])
 	if p == 0 {
-		return 0, 0, false, fmt.Errorf("%s has no entry for %s at LID offset %d", sw.Name, t.f.PortString(t.eps[d]), layer)
+		return 0, 0, false, &NoEntryError{Switch: sw.Name, GUID: sw.GUID, LID: t.bases[d] + lft.LID(layer), Endpoint: t.f.PortString(t.eps[d]), Layer: layer}
 	}
 	if i, ok := t.portCh[s][p]; ok {
 		return t.chOff[s] + i, t.v.Adj[s][i].Peer, false, nil

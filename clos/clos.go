@@ -47,6 +47,16 @@ type Derived struct {
 	SpineOversub  float64 // down-links / up-links per spine (3 levels)
 }
 
+// A ParamError refuses one parameter, named by its spec key
+// ("spine_uplinks"), and says which values would fit.
+type ParamError struct {
+	Key   string
+	Value int
+	Want  string
+}
+
+func (e *ParamError) Error() string { return fmt.Sprintf("%s=%d: %s", e.Key, e.Value, e.Want) }
+
 // Resolve fills in defaults and checks p, returning the complete shape.
 func Resolve(p Params) (Derived, error) {
 	d := Derived{Params: p}
@@ -68,6 +78,9 @@ func Resolve(p Params) (Derived, error) {
 	}{{"hosts_per_leaf", q.HostsPerLeaf}, {"leaf_uplinks", q.LeafUplinks}, {"leaves", q.Leaves}, {"spines", q.Spines}, {"pods", q.Pods}, {"spine_uplinks", q.SpineUplinks}, {"cores", q.Cores}} {
 		if c.v > fabric.MaxLIDs {
 			return d, fmt.Errorf("%s=%d: more than the %d LIDs of an InfiniBand subnet", c.name, c.v, fabric.MaxLIDs)
+		}
+		if c.v < 0 {
+			return d, &ParamError{c.name, c.v, "a count is never negative: want 0 (the default) or more"}
 		}
 	}
 	if q.HostsPerLeaf == 0 && q.LeafUplinks == 0 {
@@ -103,6 +116,9 @@ func Resolve(p Params) (Derived, error) {
 			}
 		}
 		q.Leaves = down / d.LeafParallel
+		if q.Leaves < 1 && q.Levels == 3 && q.SpineUplinks > 0 {
+			return d, &ParamError{"spine_uplinks", q.SpineUplinks, fmt.Sprintf("want 1..%d: a spine has %d ports and keeps %d of them down to each leaf", q.Radix-d.LeafParallel, q.Radix, d.LeafParallel)}
+		}
 	}
 	if q.Leaves < 1 {
 		return d, fmt.Errorf("leaves=%d: want at least one leaf", q.Leaves)
@@ -120,9 +136,12 @@ func Resolve(p Params) (Derived, error) {
 	}
 	if q.SpineUplinks == 0 {
 		q.SpineUplinks = q.Radix - spineDown
+		if q.SpineUplinks < 1 {
+			return d, &ParamError{"leaves", q.Leaves, fmt.Sprintf("want 1..%d: with 3 levels a spine keeps one of its %d ports for an up-link, and takes %d from each leaf", (q.Radix-1)/d.LeafParallel, q.Radix, d.LeafParallel)}
+		}
 	}
-	if q.SpineUplinks < 1 || spineDown+q.SpineUplinks > q.Radix {
-		return d, fmt.Errorf("each spine needs %d down-links + %d up-links, but radix is %d", spineDown, q.SpineUplinks, q.Radix)
+	if spineDown+q.SpineUplinks > q.Radix {
+		return d, &ParamError{"spine_uplinks", q.SpineUplinks, fmt.Sprintf("want 1..%d: a spine has %d ports and takes %d down-links (%d leaves × %d parallel cables)", q.Radix-spineDown, q.Radix, spineDown, q.Leaves, d.LeafParallel)}
 	}
 	coresGiven := q.Cores != 0
 	if !coresGiven {
@@ -139,8 +158,8 @@ func Resolve(p Params) (Derived, error) {
 	if q.Pods == 0 {
 		q.Pods = q.Radix / d.SpineParallel
 	}
-	if q.Pods < 1 || q.Pods*d.SpineParallel > q.Radix {
-		return d, fmt.Errorf("each core needs %d down-links (%d pods × %d parallel cables), but radix is %d", q.Pods*d.SpineParallel, q.Pods, d.SpineParallel, q.Radix)
+	if q.Pods*d.SpineParallel > q.Radix {
+		return d, &ParamError{"pods", q.Pods, fmt.Sprintf("want 1..%d: a core has %d ports and takes %d cables from each pod", q.Radix/d.SpineParallel, q.Radix, d.SpineParallel)}
 	}
 	d.SpineOversub = float64(spineDown) / float64(q.SpineUplinks)
 	return d, d.fitsOneSubnet(coresGiven)

@@ -1,7 +1,11 @@
 package clos
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,7 +218,12 @@ func TestImpossibleCombinations(t *testing.T) {
 		{Params{Radix: 8, Oversubscription: "x"}, "want hosts:uplinks"},
 		{Params{Radix: 8, Pods: 2}, "apply to 3-level"},
 		{Params{Levels: 3, Radix: 8, Cores: 6}, "multiple of spines"},
-		{Params{Levels: 3, Radix: 8, Pods: 9}, "9 pods"},
+		{Params{Levels: 3, Radix: 8, Pods: 9}, "pods=9: want 1..8"},
+		{Params{Levels: 3, Radix: 16, Pods: -4}, "pods=-4: a count is never negative"},
+		{Params{Levels: 3, Radix: 16, SpineUplinks: 100}, "spine_uplinks=100: want 1..15"},
+		{Params{Levels: 3, Radix: 8, SpineUplinks: 8}, "spine_uplinks=8: want 1..7"},
+		{Params{Levels: 3, Radix: 8, Leaves: 4, SpineUplinks: 5}, "spine_uplinks=5: want 1..4"},
+		{Params{Levels: 3, Radix: 8, Leaves: 8}, "leaves=8: want 1..7"},
 	} {
 		_, err := Build(c.p)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -245,5 +254,65 @@ func TestDefaultCoresUseTheirPorts(t *testing.T) {
 				t.Errorf("radix %d, %d pods: a core uses %d of %d ports", radix, pods, pods*d.SpineParallel, radix)
 			}
 		}
+	}
+}
+
+var wantRange = regexp.MustCompile(`^want 1\.\.(\d+):`)
+
+// A refused parameter names its key and the range that fits: over drawn
+// 3-level shapes, every value of the advised range builds with the other
+// parameters as they were, and one more does not.
+func TestRefusedParameterAdvisesARangeThatBuilds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	set := func(p *Params, key string, v int) {
+		switch key {
+		case "pods":
+			p.Pods = v
+		case "spine_uplinks":
+			p.SpineUplinks = v
+		case "leaves":
+			p.Leaves = v
+		default:
+			t.Fatalf("advice for unexpected key %q", key)
+		}
+	}
+	checked := 0
+	for i := 0; i < 400; i++ {
+		p := Params{Levels: 3, Radix: 4 + 2*rng.IntN(8)}
+		switch rng.IntN(3) {
+		case 0:
+			p.Pods = 1 + rng.IntN(3*p.Radix)
+		case 1:
+			p.SpineUplinks = 1 + rng.IntN(3*p.Radix)
+		case 2:
+			p.Leaves = 1 + rng.IntN(2*p.Radix)
+		}
+		_, err := Resolve(p)
+		var pe *ParamError
+		if !errors.As(err, &pe) {
+			continue
+		}
+		m := wantRange.FindStringSubmatch(pe.Want)
+		if m == nil {
+			t.Errorf("%+v: %v: no range advised", p, err)
+			continue
+		}
+		most, _ := strconv.Atoi(m[1])
+		for _, v := range []int{1, most} {
+			q := p
+			set(&q, pe.Key, v)
+			if _, err := Resolve(q); err != nil {
+				t.Errorf("%+v: %v; following it with %s=%d: %v", p, pe, pe.Key, v, err)
+			}
+		}
+		q := p
+		set(&q, pe.Key, most+1)
+		if _, err := Resolve(q); err == nil {
+			t.Errorf("%+v: %v; but %s=%d builds too", p, pe, pe.Key, most+1)
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Fatalf("only %d refusals checked", checked)
 	}
 }

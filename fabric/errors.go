@@ -34,13 +34,21 @@ func (l *errorList) err() error {
 	return errors.Join(l.errs...)
 }
 
-// wrapValidation puts the file name in front of model validation errors.
+// wrapValidation puts the file name in front of each model validation
+// error.
 func wrapValidation(file string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if file == "" {
 		file = "<input>"
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var each []error
+		for _, e := range joined.Unwrap() {
+			each = append(each, fmt.Errorf("%s: invalid fabric: %w", file, e))
+		}
+		return errors.Join(each...)
 	}
 	return fmt.Errorf("%s: invalid fabric: %w", file, err)
 }

@@ -137,6 +137,14 @@ type Fabric struct {
 // order yields the same Fabric. New reports every problem it finds, each
 // naming the node and port concerned, in the same order for the same input:
 // nodes by NodeID, ports by number, then links in their sorted order.
+// kindAndGUID names a node apart from its name: its kind and GUID.
+func kindAndGUID(n Node) string {
+	if n.GUID == 0 {
+		return n.Kind.String() + " without GUID"
+	}
+	return n.Kind.String() + " " + n.GUID.String()
+}
+
 func New(nodes []Node, links []Link) (*Fabric, error) {
 	nodes = cloneNodes(nodes)
 	f := &Fabric{
@@ -164,7 +172,7 @@ func New(nodes []Node, links []Link) (*Fabric, error) {
 			fail("node %q: %d ports; a node has 1 to %d ports", n.Name, n.Ports, MaxPorts)
 		}
 		if prev, dup := f.byName[n.Name]; dup && n.Name != "" {
-			fail("node %q: duplicate name (also node %d); node descriptions must be unique — fix it or use a node-name-map", n.Name, prev)
+			fail("node %q (%s): duplicate name, also of %s; node names must be unique: rename one of them", n.Name, kindAndGUID(*n), kindAndGUID(nodes[prev]))
 		} else {
 			f.byName[n.Name] = id
 		}

@@ -132,7 +132,7 @@ func TestNodeNameMapDumpMatchesAfterRenaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m[0x5346100000000000] != "leaf-A" || len(m) != 2 {
+	if m.Names[0x5346100000000000] != "leaf-A" || len(m.Names) != 2 {
 		t.Fatalf("map = %v", m)
 	}
 	net, err := mustRead(t, "testdata/small.net", readNet).Renamed(m)

@@ -83,14 +83,16 @@ func Read(r io.Reader, file string, format Format) (*Fabric, error) {
 	return nil, fmt.Errorf("cannot read format %q: want one of %s", format, formatList(ReadFormats()))
 }
 
-// DetectFormat guesses a fabric file's format from its name: .net is an
-// ibsim net file, .json slimroute JSON, anything else ibnetdiscover output.
-func DetectFormat(path string) Format {
+// DetectFormat guesses a fabric file's format from its name: .net and
+// .ibsim are ibsim net files, .json slimroute JSON, and anything else is
+// taken for ibnetdiscover output, which has no name of its own (byName
+// false).
+func DetectFormat(path string) (f Format, byName bool) {
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".net":
-		return FormatIBSim
+	case ".net", ".ibsim":
+		return FormatIBSim, true
 	case ".json":
-		return FormatJSON
+		return FormatJSON, true
 	}
-	return FormatIBNetDiscover
+	return FormatIBNetDiscover, false
 }

@@ -75,7 +75,7 @@ func FuzzReadNodeNameMap(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for g, name := range m {
+		for g, name := range m.Names {
 			if name == "" || strings.Contains(name, "\"") {
 				t.Fatalf("accepted name %q for %s", name, g)
 			}

@@ -96,3 +96,26 @@ func TestFabricWithoutSwitchIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Every problem New finds in a JSON fabric is reported with the file's
+// name, not only the first.
+func TestEveryValidationErrorOfAJSONFabricNamesTheFile(t *testing.T) {
+	in := `{"format":"slimroute-fabric/1","nodes":[
+{"name":"s","kind":"switch","guid":"0x100","ports":4},
+{"name":"h","kind":"hca","guid":"0x100","ports":1},
+{"name":"g","kind":"hca","guid":"0x300","ports":1}],
+"links":[{"a":{"node":"s","port":1},"b":{"node":"h","port":1}},{"a":{"node":"s","port":1},"b":{"node":"g","port":1}}]}`
+	_, err := ReadJSON(strings.NewReader(in), "two.json")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("want several problems, got %q", err)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "two.json: invalid fabric: ") {
+			t.Errorf("line %q does not name the file", l)
+		}
+	}
+}

@@ -12,17 +12,24 @@ import (
 //
 //	# comment
 //	0x248a070300f8f3a0 "sw-0-0-0"
-type NodeNameMap map[GUID]string
+//
+// File and Lines say where each name was read, so that a name Renamed
+// refuses is reported at its line; both are empty for a map not read from
+// a file.
+type NodeNameMap struct {
+	Names map[GUID]string
+	File  string
+	Lines map[GUID]int
+}
 
 // ReadNodeNameMap reads a node-name-map file.
 func ReadNodeNameMap(r io.Reader, file string) (NodeNameMap, error) {
 	lines, err := readLines(r, file)
 	if err != nil {
-		return nil, err
+		return NodeNameMap{}, err
 	}
 	errs := &errorList{file: file}
-	m := NodeNameMap{}
-	seen := map[GUID]int{}
+	m := NodeNameMap{Names: map[GUID]string{}, File: file, Lines: map[GUID]int{}}
 	for i, line := range lines {
 		ln := i + 1
 		t := strings.TrimSpace(line)
@@ -48,15 +55,15 @@ func ReadNodeNameMap(r io.Reader, file string) (NodeNameMap, error) {
 			errs.add(ln, "GUID %s: empty name", g)
 			continue
 		}
-		if prev, dup := seen[g]; dup {
+		if prev, dup := m.Lines[g]; dup {
 			errs.add(ln, "GUID %s is mapped twice (first at line %d)", g, prev)
 			continue
 		}
-		seen[g] = ln
-		m[g] = name
+		m.Lines[g] = ln
+		m.Names[g] = name
 	}
 	if err := errs.err(); err != nil {
-		return nil, err
+		return NodeNameMap{}, err
 	}
 	return m, nil
 }
@@ -83,28 +90,55 @@ func WriteNodeNameMap(w io.Writer, f *Fabric) error {
 
 // NodeNameMapOf returns the names of f's nodes keyed by GUID.
 func NodeNameMapOf(f *Fabric) NodeNameMap {
-	m := NodeNameMap{}
+	m := NodeNameMap{Names: map[GUID]string{}}
 	for i := range f.nodes {
 		if g := f.nodes[i].GUID; g != 0 {
-			m[g] = f.nodes[i].Name
+			m.Names[g] = f.nodes[i].Name
 		}
 	}
 	return m
 }
 
 // Renamed returns a copy of f in which every node whose GUID is in m carries
-// the name m gives it. It fails if the new names are not unique.
+// the name m gives it. It fails if the new names are not unique, naming
+// the map's line and both nodes.
 func (f *Fabric) Renamed(m NodeNameMap) (*Fabric, error) {
 	nodes := make([]Node, len(f.nodes))
 	copy(nodes, f.nodes)
+	byName := map[string]int{}
 	for i := range nodes {
-		if name, ok := m[nodes[i].GUID]; ok && nodes[i].GUID != 0 {
+		if name, ok := m.Names[nodes[i].GUID]; ok && nodes[i].GUID != 0 {
 			nodes[i].Name = name
 		}
+		if j, dup := byName[nodes[i].Name]; dup {
+			return nil, m.clash(f.nodes[j], f.nodes[i], nodes[i].Name)
+		}
+		byName[nodes[i].Name] = i
 	}
 	g, err := New(nodes, f.links)
 	if err != nil {
 		return nil, fmt.Errorf("applying node-name-map: %w", err)
 	}
 	return g, nil
+}
+
+// clash reports that the map gives nodes a and b (as discovered) the same
+// name, at the map's line that renames one of them, naming both nodes.
+func (m NodeNameMap) clash(a, b Node, name string) error {
+	mapped := func(n Node) bool { _, ok := m.Names[n.GUID]; return ok && n.GUID != 0 }
+	renamed := func(n Node) bool { return mapped(n) && m.Names[n.GUID] != n.Name }
+	// b is the node at whose line the clash is reported: one the map
+	// renames, better one whose name it changes
+	if !mapped(b) || (renamed(a) && !renamed(b)) {
+		a, b = b, a
+	}
+	other := fmt.Sprintf("%s %s (its discovered name)", a.Kind, a.GUID)
+	if mapped(a) {
+		other = fmt.Sprintf("%s %s (mapped at line %d)", a.Kind, a.GUID, m.Lines[a.GUID])
+	}
+	msg := fmt.Sprintf("GUID %s (%s, discovered as %q) is mapped to %q, the name of %s too: node names must be unique; give one of the two another name in the map", b.GUID, b.Kind, b.Name, name, other)
+	if m.File == "" {
+		return fmt.Errorf("node-name-map: %s", msg)
+	}
+	return &ParseError{File: m.File, Line: m.Lines[b.GUID], Msg: msg}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +73,7 @@ Examples:
 			}
 			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed"), Layers: c.Int("lft-layers"), Bounds: bounds, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
-				return err
+				return lftsError(c.String("lfts"), err)
 			}
 			if dir := c.String("svg"); dir != "" {
 				if err := writeCharts(dir, rep, engine); err != nil {
@@ -98,6 +99,23 @@ Examples:
 			return printReport(c.App.Writer, engine, rep, stats)
 		},
 	}
+}
+
+// lftsError names, for a refusal of the tables read from --lfts FILE,
+// the file or the flag that asked for the layers, and what would read
+// them.
+func lftsError(file string, err error) error {
+	var layers *analysis.LayersError
+	var noEntry *analysis.NoEntryError
+	switch {
+	case file == "":
+		return err
+	case errors.As(err, &layers) && layers.Asked != 0:
+		return fmt.Errorf("--lft-layers %d: %s: %v; give --lft-layers %d, or leave it out to take it from the tables", layers.Asked, file, err, layers.LIDs)
+	case errors.As(err, &noEntry) || layers != nil:
+		return fmt.Errorf("%s: %w; analyze needs tables that route every LID: slimroute verify, given the same fabric and --lfts %s, lists the LIDs these do not", file, err, file)
+	}
+	return fmt.Errorf("%s: %w", file, err)
 }
 
 // programLayers programs a routing's forwarding tables (LMC log2 of its

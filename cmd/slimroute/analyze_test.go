@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,41 @@ func TestAnalyzePrintsCeilingAndShifts(t *testing.T) {
 	_, err = runApp(t, "analyze", "--fabric", net, "--lfts", dump, "--min-len", "2")
 	if err == nil || !strings.Contains(err.Error(), "min-len=2, max-len=0") {
 		t.Errorf("--min-len alone: %v", err)
+	}
+}
+
+// analyze --lfts refuses tables it cannot measure by the file, or by
+// --lft-layers when that flag asked for other layers than the tables give,
+// and the advice works: the layers it names read the tables, and verify
+// (same fabric, same file) lists the LID a table lacks.
+func TestAnalyzeLFTRefusalsNameTheFileOrTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	if o := runCLI("route", "--slimfly", "3", "-o", filepath.Join(dir, "r")); o.status != 0 {
+		t.Fatal(o.stderr)
+	}
+	lfts := filepath.Join(dir, "r", "opensm-lfts.txt")
+	data, err := os.ReadFile(lfts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sw-0-0-0's table without LID 0x0092 (hca-1-0-1-2, LID offset 2)
+	lines := strings.Split(string(data), "\n")
+	del := filepath.Join(dir, "del.txt")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "0x0092 ") {
+			os.WriteFile(del, []byte(strings.Join(append(lines[:i:i], lines[i+1:]...), "\n")), 0o644)
+			break
+		}
+	}
+	sf3 := []string{"analyze", "--slimfly", "3", "--permutations", "1", "--lfts"}
+	refused(t, dir, append(sf3, del), del+":", "sw-0-0-0", "LID 0x0092", `"hca-1-0-1-2"[1]`, "slimroute verify", "--lfts "+del)
+	if o := runCLI("verify", "--slimfly", "3", "--lfts", del); o.status != 1 || !strings.Contains(o.stdout, "sw-0-0-0 has no route to LID 0x0092") {
+		t.Errorf("verify, as advised: status %d\n%s%s", o.status, o.stdout, o.stderr)
+	}
+	for _, layers := range []string{"8", "2", "1"} {
+		refused(t, dir, append(sf3, lfts, "--lft-layers", layers), "--lft-layers "+layers, lfts, "give --lft-layers 4")
+	}
+	if o := runCLI(append(sf3, lfts, "--lft-layers", "4")...); o.status != 0 {
+		t.Errorf("--lft-layers 4, as advised: %s", o.stderr)
 	}
 }

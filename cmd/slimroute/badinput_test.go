@@ -121,6 +121,9 @@ func inputs(t *testing.T, dir string) map[string]string {
 		"existing.out":  []byte("keep me\n"),
 		"ports255.json": []byte(`{"format":"slimroute-fabric/1","nodes":[{"name":"s","kind":"switch","guid":"0x100","ports":2},{"name":"h","kind":"hca","guid":"0x200","ports":255}],"links":[{"a":{"node":"s","port":1},"b":{"node":"h","port":1}}]}`),
 		"noswitch.json": []byte(`{"format":"slimroute-fabric/1","nodes":[],"links":[]}`),
+		"empty.ibsim":   nil,
+		"pods.toml":     []byte("kind = \"clos\"\nradix = 16\n[clos]\nlevels = 3\npods = -4\n"),
+		"uplinks.toml":  []byte("kind = \"clos\"\nradix = 16\n[clos]\nlevels = 3\nspine_uplinks = 100\n"),
 	}
 	paths := map[string]string{}
 	for name, data := range files {
@@ -184,12 +187,17 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		{[]string{"cabling", "plan", "--slimfly", "3", "-o", out}, []string{"-o " + out, "is not a directory", "name a directory"}},
 		{[]string{"demo", "-q", "3", "-o", out}, []string{"-o " + out, "is not a directory", "name a directory"}},
 		{[]string{"analyze", "--slimfly", "3", "--permutations", "1", "--svg", out}, []string{"--svg " + out, "is not a directory", "name a directory"}},
+		{[]string{"route", "--slimfly", "3", "--profile", out, "-o", outdir}, []string{"--profile " + out, "is not a directory", "name a directory"}},
 		{[]string{"export", "--slimfly", "3", "--sm", "nobody", "-o", out}, []string{`--sm "nobody"`}},
 		// spec files
 		{[]string{"topo", "--config", p["missing"]}, []string{p["missing"], "no such file"}},
 		{[]string{"topo", "--config", p["bad.toml"]}, []string{p["bad.toml"]}},
 		{[]string{"topo", "--config", p["unknown.toml"]}, []string{p["unknown.toml"], "qq"}},
 		{[]string{"topo", "--config", p["binary"]}, []string{p["binary"]}},
+		{[]string{"topo", "stats", "--fabric", p["empty.ibsim"]}, []string{p["empty.ibsim"], "is this an ibsim net file?"}},
+		{[]string{"topo", "--config", p["pods.toml"]}, []string{p["pods.toml"], "pods=-4", "want 0 (the default) or more"}},
+		{[]string{"topo", "--config", p["uplinks.toml"]}, []string{p["uplinks.toml"], "spine_uplinks=100", "want 1..15"}},
+		{[]string{"topo", "clos", "--levels", "3", "--radix", "8", "--spine-uplinks", "8", "-o", out}, []string{"--spine-uplinks 8", "want 1..7"}},
 	}
 	// every command that reads --fabric, on every kind of broken file
 	readers := [][]string{
@@ -286,7 +294,11 @@ func TestEveryNumberFlagIsRangeChecked(t *testing.T) {
 		if _, isUint := nf.flag.(*cli.Uint64Flag); isUint {
 			for _, v := range []string{"-1", "18446744073709551616", "x"} {
 				args := append(append(append([]string(nil), nf.path...), requiredArgs(nf.cmd, dir)...), "--"+name, v)
-				refused(t, dir, args, "--"+name+" "+v)
+				want := "not an unsigned integer"
+				if v == "18446744073709551616" {
+					want = "out of range"
+				}
+				refused(t, dir, args, "--"+name+" "+v, want)
 			}
 			continue
 		}

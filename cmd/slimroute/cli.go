@@ -253,6 +253,9 @@ func usageError(path []string, cmd *cli.Command, err error) error {
 			want = usageOf(f)
 		}
 		reason := "not a number"
+		if _, unsigned := f.(*cli.Uint64Flag); unsigned {
+			reason = "not an unsigned integer (0..18446744073709551615)"
+		}
 		if strings.Contains(m[3], "out of range") {
 			reason = "out of range"
 		}

@@ -45,14 +45,23 @@ func fileNames(files []outputFile) []string {
 // (atomicfile.WriteAll). flag is the flag that named dir, for the advice
 // when something other than a file stands where one goes.
 func writeOutputs(dir, flag string, files []outputFile) error {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("%s %s is not a directory; name a directory (made if missing)", flag, dir)
+	if err := outputDir(dir, flag); err != nil {
+		return err
 	}
 	out := make([]atomicfile.File, len(files))
 	for i, f := range files {
 		out[i] = atomicfile.File{Path: filepath.Join(dir, f.name), Perm: 0o644, Write: f.write}
 	}
 	return adviseOutput(atomicfile.WriteAll(out...), "move it away, or name another "+flag+" DIR")
+}
+
+// outputDir refuses, by the flag that named it, an output directory that
+// is a file.
+func outputDir(dir, flag string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s %s is not a directory; name a directory (made if missing)", flag, dir)
+	}
+	return nil
 }
 
 // toStandardOutput is the advice for a command that writes one file (-o

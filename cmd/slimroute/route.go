@@ -267,6 +267,9 @@ func hopCounts(lengths []int) string {
 // startProfile starts a CPU profile in dir; the returned function stops it
 // and writes the heap profile next to it.
 func startProfile(dir string) (func(), error) {
+	if err := outputDir(dir, "--profile"); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -90,8 +90,11 @@ func readFabricFile(path, format string) (*fabric.Fabric, error) {
 		}
 		format, hint = string(sniffed), fmt.Sprintf("(read as %s, recognised from the content", sniffed)
 		if sniffed == "" {
-			format = string(fabric.DetectFormat(path))
-			hint = fmt.Sprintf("(read as %s, from the file name", format)
+			detected, byName := fabric.DetectFormat(path)
+			format, hint = string(detected), fmt.Sprintf("(read as %s, from the file name", detected)
+			if !byName {
+				hint = fmt.Sprintf("(read as %s: neither the content nor the name (.net, .ibsim, .json) tells", detected)
+			}
 		}
 	}
 	f, err := fabric.Read(br, path, fabric.Format(format))
@@ -217,6 +220,10 @@ Examples:
 						HostsPerLeaf: c.Int("hosts-per-leaf"), LeafUplinks: c.Int("leaf-uplinks"), Leaves: c.Int("leaves"),
 						Spines: c.Int("spines"), Pods: c.Int("pods"), SpineUplinks: c.Int("spine-uplinks"), Cores: c.Int("cores"),
 					})
+					var pe *clos.ParamError
+					if errors.As(err, &pe) {
+						return fmt.Errorf("--%s %d: %s", strings.ReplaceAll(pe.Key, "_", "-"), pe.Value, pe.Want)
+					}
 					if err != nil {
 						return err
 					}
