@@ -187,25 +187,53 @@ func fromFabric(f *fabric.Fabric, switches, hcas []fabric.PortRef, lmc uint8, li
 	for _, p := range append(append([]fabric.PortRef(nil), switches...), hcas...) {
 		a, ok := f.PortAttr(p)
 		if !ok || a.LID == 0 {
-			return nil, fmt.Errorf("%s has no LID in the fabric description; discover the fabric after an SM ran (ibnetdiscover shows LIDs) or let slimroute assign LIDs", f.PortString(p))
+			return nil, &FabricLIDsError{fmt.Sprintf("%s has no LID in the fabric description; discover the fabric after an SM ran (ibnetdiscover shows LIDs) or let slimroute assign LIDs", f.PortString(p))}
 		}
 		pl := PortLIDs{Port: p, Base: LID(a.LID)}
+		from := fmt.Sprintf("the LMC for the layers; the description gives %s none or 0", f.PortString(p))
 		if p.Port != 0 {
 			pl.LMC = a.LMC
 			if a.LMC == 0 {
 				pl.LMC = lmc
+			} else {
+				from = "its lmc in the description"
 			}
 		}
 		if pl.Base&(LID(1)<<pl.LMC-1) != 0 {
-			return nil, fmt.Errorf("%s: LID 0x%04x is not aligned to LMC %d", f.PortString(p), pl.Base, pl.LMC)
+			return nil, &FabricLIDsError{fmt.Sprintf("%s: LID 0x%04x is not aligned to LMC %d (%s): have the SM assign LIDs with LMC %d (OpenSM: -l %d) and discover again, route fewer layers, or let slimroute assign LIDs (leave out --lids-from-fabric)",
+				f.PortString(p), pl.Base, pl.LMC, from, pl.LMC, pl.LMC)}
 		}
 		if pl.Top() > limit {
-			return nil, fmt.Errorf("%s: LID 0x%04x is beyond the usable LIDs (up to 0x%04x)", f.PortString(p), pl.Top(), limit)
+			return nil, &FabricLIDsError{fmt.Sprintf("%s: LID 0x%04x is beyond the usable LIDs (up to 0x%04x)", f.PortString(p), pl.Top(), limit)}
 		}
 		l.ports = append(l.ports, pl)
 	}
-	return l, l.index()
+	if err := l.index(); err != nil {
+		if s, ok := err.(*sharedLIDError); ok {
+			a, b := l.ports[s.a], l.ports[s.b]
+			return nil, &FabricLIDsError{fmt.Sprintf("LID 0x%04x is held by both %s (LIDs 0x%04x–0x%04x) and %s (LIDs 0x%04x–0x%04x): discover the fabric again once the SM has run, or let slimroute assign LIDs (leave out --lids-from-fabric)",
+				s.lid, f.PortString(a.Port), a.Base, a.Top(), f.PortString(b.Port), b.Base, b.Top())}
+		}
+		return nil, err
+	}
+	return l, nil
 }
+
+// FabricLIDsError is a problem with the LIDs a fabric description records,
+// found by AssignLIDs with FromFabric; callers name the description's
+// file.
+type FabricLIDsError struct{ Msg string }
+
+func (e *FabricLIDsError) Error() string { return e.Msg }
+
+// sharedLIDError is index's: LID lid is held by ports a and b (indices
+// into ports).
+type sharedLIDError struct {
+	lid  LID
+	a, b int
+}
+
+func (e *sharedLIDError) Error() string { return fmt.Sprintf("LID 0x%04x is held by two ports", e.lid) }
 
 func (l *LIDs) index() error {
 	l.byPort = make(map[fabric.PortRef]int, len(l.ports))
@@ -221,7 +249,7 @@ func (l *LIDs) index() error {
 		l.byPort[p.Port] = i
 		for lid := p.Base; lid <= p.Top(); lid++ {
 			if l.byLID[lid] >= 0 {
-				return fmt.Errorf("LID 0x%04x is held by two ports", lid)
+				return &sharedLIDError{lid, int(l.byLID[lid]), i}
 			}
 			l.byLID[lid] = int32(i)
 		}

@@ -70,7 +70,7 @@ Example:
 			}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil {
-				return err
+				return fabricLIDs(c, err)
 			}
 			n := 0
 			write := func(w io.Writer) error {
@@ -133,7 +133,7 @@ Example:
 				defer fh.Close()
 				lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: c.Int("lmc"), LFTCap: c.Int("lft-cap"), FromFabric: c.Bool("lids-from-fabric")})
 				if err != nil {
-					return err
+					return fabricLIDs(c, err)
 				}
 				t, err := mad.ReadLFTs(fh, path, f, sm, lids)
 				if err != nil {

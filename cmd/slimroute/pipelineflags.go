@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
 	"github.com/urfave/cli/v2"
 
 	"slimroute/layers"
+	"slimroute/lft"
 	"slimroute/pipeline"
 )
 
@@ -46,4 +48,14 @@ func pipelineConfig(c *cli.Context) (pipeline.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// fabricLIDs puts the fabric file in front of a problem with the LIDs it
+// records (--lids-from-fabric).
+func fabricLIDs(c *cli.Context, err error) error {
+	var fe *lft.FabricLIDsError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("--fabric %s (--lids-from-fabric): %w", c.String("fabric"), err)
+	}
+	return err
 }

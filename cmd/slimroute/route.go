@@ -102,7 +102,7 @@ Examples:
 			}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil {
-				return err
+				return fabricLIDs(c, err)
 			}
 			lap("pipeline_ms")
 			for _, st := range res.Stages {
