@@ -134,8 +134,8 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []string) {
 			}
 		}
 		seen[string(w.sig)] = slices.Clone(w.arrive)
-		if p := ""; clean && len(problems) < maxProblems {
-			if p = w.fromSwitches(col, dst, dlid, uint32(first+i+1)); p != "" {
+		if clean && len(problems) < maxProblems {
+			if p := w.fromSwitches(col, dst, dlid, uint32(first+i+1)); p != "" {
 				problems = append(problems, p)
 			}
 		}
