@@ -36,9 +36,9 @@ func (g *portGraph) findings() []Finding {
 	return append(out, g.misnamedFindings()...)
 }
 
-// misnamedFindings reports the planned nodes identified by anything but
-// their description whose discovered node description is the name of
-// another planned node: the device in X's place says it is Y. Found by its
+// misnamedFindings reports the planned nodes identified by their cables
+// (not by description or GUID) whose discovered node description is the
+// name of another planned node: the device in X's place says it is Y. Found by its
 // cables it is cabled as X, but it may be Y's device in the wrong place,
 // or X's with a wrong description — either way the plan and the fabric
 // disagree, and the checker cannot call the fabric clean. (A description
@@ -48,8 +48,8 @@ func (g *portGraph) misnamedFindings() []Finding {
 	var out []Finding
 	for p := range g.nPlan {
 		d := g.id.toFound[p]
-		if d < 0 || g.id.method[p] == ByDescription {
-			continue
+		if m := g.id.method[p]; d < 0 || m == ByDescription || m == ByGUID {
+			continue // by GUID it is the planned device: a wrong description is no wiring fault
 		}
 		n := g.found.Node(d)
 		// a description several discovered nodes share carries their GUID

@@ -16,12 +16,14 @@ import (
 // TestADeviceCallingItselfAnotherPlannedNodeIsNotClean cables every plan
 // exactly as planned, then gives the device in one planned node's place X
 // the node description of a planned node Y of the other kind (an HCA that
-// says it is a switch, or a switch that says it is an HCA), half of the
-// time with a GUID the plan does not know, and reads the fabric back from
-// ibnetdiscover text as a user's would be. The device is found by its
-// cables and every cable is as planned, but the fabric contradicts the
-// plan: the report must not be clean, and must have a misnamed finding
-// that names X and Y and asks for no physical step.
+// says it is a switch, or a switch that says it is an HCA), and reads the
+// fabric back from ibnetdiscover text as a user's would be. With X's
+// planned GUID the device is X's (identified by GUID): only its
+// description is wrong, and the report is clean. With a GUID the plan does
+// not know the device is found by its cables and every cable is as
+// planned, but the fabric contradicts the plan: the report must not be
+// clean, and must have a misnamed finding that names X and Y and asks for
+// no physical step.
 func TestADeviceCallingItselfAnotherPlannedNodeIsNotClean(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 0))
 	for _, fab := range wiringfaults.Plans {
@@ -37,13 +39,22 @@ func TestADeviceCallingItselfAnotherPlannedNodeIsNotClean(t *testing.T) {
 				others = p.IDsOf(fabric.HCA)
 			}
 			y := others[rng.IntN(len(others))]
-			text := renamed(t, buf.String(), p.Node(x), p.Node(y).Name, rng.IntN(2) == 0)
+			what := fmt.Sprintf("%s: %s called %q", fab, p.Node(x).Name, p.Node(y).Name)
+			// with its planned GUID it is the planned device: its
+			// description is wrong, its cables are not
+			own, err := fabric.ReadIBNetDiscover(strings.NewReader(renamed(t, buf.String(), p.Node(x), p.Node(y).Name, false)), "own")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep := cabling.Verify(p, own); !rep.Clean() {
+				t.Fatalf("%s, planned GUID: not clean:%s", what, instructionsOf(rep))
+			}
+			text := renamed(t, buf.String(), p.Node(x), p.Node(y).Name, true)
 			found, err := fabric.ReadIBNetDiscover(strings.NewReader(text), "found")
 			if err != nil {
 				t.Fatal(err)
 			}
 			rep := cabling.Verify(p, found)
-			what := fmt.Sprintf("%s: %s called %q", fab, p.Node(x).Name, p.Node(y).Name)
 			if rep.Clean() || rep.AsPlanned != rep.Planned {
 				t.Fatalf("%s: clean %v, %d of %d cables as planned", what, rep.Clean(), rep.AsPlanned, rep.Planned)
 			}
