@@ -98,7 +98,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 			ports, tok, okp := headerPorts(t[skip:])
 			key, rest, okq := quoted(t)
 			if !okp || !okq || key == "" {
-				errs.add(ln, "bad node header %q: %swant %s <ports 1..%d> \"<node id>\" # \"<description>\"", truncate(t, 60), portCountProblem(okp, tok), t[:skip], MaxPorts)
+				errs.add(ln, "bad node header %q: %swant %s <ports 1..%d> \"<node id>\" # \"<description>\"", Clip(t, 60), portCountProblem(okp, tok), t[:skip], MaxPorts)
 				pendGUID, refused = 0, true
 				continue
 			}
@@ -138,7 +138,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		case strings.HasPrefix(t, "["):
 			errs.add(ln, "port line outside a node record")
 		default:
-			errs.add(ln, "unrecognised line %q: want a Switch/Ca record, a vendid=/devid=/sysimgguid=/switchguid=/caguid= line, a comment or a blank line", truncate(t, 60))
+			errs.add(ln, "unrecognised line %q: want a Switch/Ca record, a vendid=/devid=/sysimgguid=/switchguid=/caguid= line, a comment or a blank line", Clip(t, 60))
 		}
 	}
 	if len(nodes) == 0 && len(errs.errs) == 0 {
@@ -231,13 +231,13 @@ func lidLMC(s string) (lid uint16, lmc uint8, found bool, err error) {
 			}
 			v, err := parseUint(f[i+1], 16)
 			if err != nil {
-				return 0, 0, false, fmt.Errorf("lid %q: want a LID of 0..65535", truncate(f[i+1], 20))
+				return 0, 0, false, fmt.Errorf("lid %q: want a LID of 0..65535", Clip(f[i+1], 20))
 			}
 			lid, found = uint16(v), true
 		case "lmc":
 			v, err := parseUint(f[i+1], 8)
 			if err != nil || v > 7 {
-				return 0, 0, false, fmt.Errorf("lmc %q: LMC is 0..7", truncate(f[i+1], 20))
+				return 0, 0, false, fmt.Errorf("lmc %q: LMC is 0..7", Clip(f[i+1], 20))
 			}
 			return lid, uint8(v), found, nil
 		}
@@ -251,7 +251,7 @@ func parseIBNDPort(t string, ln int, key, desc string, n *Node, errs *errorList)
 	var attr PortAttr
 	p, rest, ok := bracketNum(t)
 	if !ok {
-		errs.add(ln, "bad port line %q: want [<port>] \"<remote id>\"[<remote port>]", truncate(t, 60))
+		errs.add(ln, "bad port line %q: want [<port>] \"<remote id>\"[<remote port>]", Clip(t, 60))
 		return halfLink{}, attr, false
 	}
 	if p < 1 || p > n.Ports {

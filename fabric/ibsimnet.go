@@ -184,7 +184,7 @@ func (p *netParser) line(ln int, line string) {
 	case strings.HasPrefix(line, "["):
 		p.errs.add(ln, "port line outside a node record; a blank or other line ended the record before it")
 	default:
-		p.errs.add(ln, "unrecognised line %q: want a Switch/Hca record, a switchguid=/caguid= line, a comment or a blank line", truncate(t, 60))
+		p.errs.add(ln, "unrecognised line %q: want a Switch/Hca record, a switchguid=/caguid= line, a comment or a blank line", Clip(t, 60))
 	}
 }
 
@@ -216,7 +216,7 @@ func (p *netParser) header(ln int, line, t string) {
 	ports, tok, okp := headerPorts(line[skip:])
 	id, rest, okq := quoted(line)
 	if !okp || !okq {
-		p.errs.add(ln, "bad node header %q: %swant %s <ports 1..%d> \"<node id>\"", truncate(t, 60), portCountProblem(okp, tok), line[:skip], MaxPorts)
+		p.errs.add(ln, "bad node header %q: %swant %s <ports 1..%d> \"<node id>\"", Clip(t, 60), portCountProblem(okp, tok), line[:skip], MaxPorts)
 		p.refused = true
 		return
 	}
@@ -265,7 +265,7 @@ func (p *netParser) guidBase(ln int, line, t string) {
 		err = errors.New("GUID 0 is reserved")
 	}
 	if err != nil {
-		p.errs.add(ln, "bad GUID assignment %q: want switchguid=0x<hex>, caguid=0x<hex> or caguid+<offset>", truncate(t, 60))
+		p.errs.add(ln, "bad GUID assignment %q: want switchguid=0x<hex>, caguid=0x<hex> or caguid+<offset>", Clip(t, 60))
 		return
 	}
 	if line[k] == '+' {
@@ -326,7 +326,7 @@ func ibsimDesc(s string) string {
 func parseIBSimPort(line string, ln int, nodeID string, n *Node, errs *errorList) (halfLink, bool) {
 	p, rest, ok := bracketNum(line)
 	if !ok {
-		errs.add(ln, "bad port line %q: want [<port>] \"<remote node id>\"[<remote port>]", truncate(line, 60))
+		errs.add(ln, "bad port line %q: want [<port>] \"<remote node id>\"[<remote port>]", Clip(line, 60))
 		return halfLink{}, false
 	}
 	if p < 1 || p > MaxPorts {
@@ -397,13 +397,6 @@ func speedFromIBSimMask(m int) Speed {
 		return SDR
 	}
 	return 0
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // IBSimLimits returns ibsim's -S/-N/-P options (switches, nodes, ports)

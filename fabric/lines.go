@@ -2,30 +2,57 @@ package fabric
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 )
 
-// maxLine bounds one input line; longer lines are an error, not a crash.
-const maxLine = 1 << 20
+// MaxLine bounds one input line of every text reader; longer lines are
+// an error, not a crash. The longest line of a valid file is a path-SL
+// line of one digit per unicast LID (49 151 bytes).
+const MaxLine = 1 << 20
 
-// readLines reads r into numbered lines with trailing CR/LF removed.
-func readLines(r io.Reader, file string) ([]string, error) {
+// ScanLines calls line with every line of r, numbered from 1, trailing CR
+// removed, until it returns an error. A line longer than MaxLine is a
+// *ParseError at its line, not a bare "token too long". Lines are not
+// kept: a forwarding-table dump may run to gigabytes.
+func ScanLines(r io.Reader, file string, line func(ln int, text string) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxLine)
-	var lines []string
+	sc.Buffer(make([]byte, 64*1024), MaxLine)
+	ln := 0
 	for sc.Scan() {
-		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
+		ln++
+		if err := line(ln, strings.TrimRight(sc.Text(), "\r")); err != nil {
+			return err
+		}
 	}
 	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return nil, &ParseError{File: file, Line: len(lines) + 1, Msg: fmt.Sprintf("line longer than %d bytes; is this a text file?", maxLine)}
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &ParseError{File: file, Line: ln + 1, Msg: fmt.Sprintf("line longer than %d bytes; is this a text file?", MaxLine)}
 		}
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return fmt.Errorf("reading %s: %w", file, err)
 	}
-	return lines, nil
+	return nil
+}
+
+// readLines reads r into numbered lines (ScanLines).
+func readLines(r io.Reader, file string) ([]string, error) {
+	var lines []string
+	err := ScanLines(r, file, func(_ int, text string) error {
+		lines = append(lines, text)
+		return nil
+	})
+	return lines, err
+}
+
+// Clip shortens text quoted in an error message to n bytes and an ellipsis.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // quoted returns the first double-quoted string in s and the text after it.
@@ -89,7 +116,7 @@ func portCountProblem(ok bool, tok string) string {
 	if tok == "" {
 		return "no port count; "
 	}
-	return fmt.Sprintf("port count %q is not a number of 1..%d; ", truncate(tok, 20), MaxPorts)
+	return fmt.Sprintf("port count %q is not a number of 1..%d; ", Clip(tok, 20), MaxPorts)
 }
 
 // parseUint parses an unsigned number in C notation (0x… hex, else decimal).

@@ -48,7 +48,7 @@ func ReadNodeNameMap(r io.Reader, file string) (NodeNameMap, error) {
 			continue
 		}
 		if r := strings.TrimSpace(rest); r != "" && !strings.HasPrefix(r, "#") {
-			errs.add(ln, "GUID %s: unexpected text %q after the name", g, truncate(r, 40))
+			errs.add(ln, "GUID %s: unexpected text %q after the name", g, Clip(r, 40))
 			continue
 		}
 		if name == "" {
