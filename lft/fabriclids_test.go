@@ -3,7 +3,6 @@ package lft_test
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -63,23 +62,10 @@ func TestLIDsFromTheFabricNameWhatIsWrong(t *testing.T) {
 	}
 }
 
-// recorded returns f with the LID plan ports written into its ports'
-// attributes, as ibnetdiscover shows an SM's LIDs.
+// recorded returns f with the LID plan ports in its descriptions.
 func recorded(t *testing.T, f *fabric.Fabric, ports []lft.PortLIDs) *fabric.Fabric {
 	t.Helper()
-	nodes := f.Nodes()
-	for i := range nodes {
-		nodes[i].Attrs = maps.Clone(nodes[i].Attrs)
-		if nodes[i].Attrs == nil {
-			nodes[i].Attrs = map[int]fabric.PortAttr{}
-		}
-	}
-	for _, pl := range ports {
-		a := nodes[pl.Port.Node].Attrs[pl.Port.Port]
-		a.LID, a.LMC = uint16(pl.Base), pl.LMC
-		nodes[pl.Port.Node].Attrs[pl.Port.Port] = a
-	}
-	g, err := fabric.New(nodes, f.Links())
+	g, err := lft.RecordLIDs(f, ports)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ package lft
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"sort"
 
@@ -217,6 +218,25 @@ func fromFabric(f *fabric.Fabric, switches, hcas []fabric.PortRef, lmc uint8, li
 		return nil, err
 	}
 	return l, nil
+}
+
+// RecordLIDs returns f with ports' LIDs and LMCs in its port attributes,
+// as ibnetdiscover shows a fabric after an SM assigned them: the input
+// AssignLIDs reads with FromFabric.
+func RecordLIDs(f *fabric.Fabric, ports []PortLIDs) (*fabric.Fabric, error) {
+	nodes := f.Nodes()
+	for i := range nodes {
+		nodes[i].Attrs = maps.Clone(nodes[i].Attrs)
+		if nodes[i].Attrs == nil {
+			nodes[i].Attrs = map[int]fabric.PortAttr{}
+		}
+	}
+	for _, pl := range ports {
+		a := nodes[pl.Port.Node].Attrs[pl.Port.Port]
+		a.LID, a.LMC = uint16(pl.Base), pl.LMC
+		nodes[pl.Port.Node].Attrs[pl.Port.Port] = a
+	}
+	return fabric.New(nodes, f.Links())
 }
 
 // FabricLIDsError is a problem with the LIDs a fabric description records,

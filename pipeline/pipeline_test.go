@@ -6,6 +6,7 @@ import (
 
 	"slimroute/deadlock"
 	"slimroute/fabric"
+	"slimroute/lft"
 	"slimroute/slimfly"
 )
 
@@ -66,19 +67,7 @@ func TestRunRefusesAnLMCThatCannotHoldTheLayers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nodes := append([]fabric.Node(nil), f.Nodes()...)
-		for _, p := range planned.LIDs.Ports() {
-			n := &nodes[p.Port.Node]
-			attrs := map[int]fabric.PortAttr{}
-			for k, v := range n.Attrs {
-				attrs[k] = v
-			}
-			a := attrs[p.Port.Port]
-			a.LID, a.LMC = uint16(p.Base), p.LMC
-			attrs[p.Port.Port] = a
-			n.Attrs = attrs
-		}
-		discovered, err := fabric.New(nodes, f.Links())
+		discovered, err := lft.RecordLIDs(f, planned.LIDs.Ports())
 		if err != nil {
 			t.Fatal(err)
 		}

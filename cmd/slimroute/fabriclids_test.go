@@ -27,22 +27,9 @@ func TestLIDsFromTheFabricFileAreNamedWithIt(t *testing.T) {
 	}
 	dir := t.TempDir()
 	write := func(name string, shift int) string {
-		nodes := f.Nodes()
-		for i, pl := range plan.Ports() {
-			n := &nodes[pl.Port.Node]
-			attrs := map[int]fabric.PortAttr{}
-			for k, v := range n.Attrs {
-				attrs[k] = v
-			}
-			a := attrs[pl.Port.Port]
-			a.LID, a.LMC = uint16(pl.Base), pl.LMC
-			if i == len(plan.Ports())-1 {
-				a.LID += uint16(shift)
-			}
-			attrs[pl.Port.Port] = a
-			n.Attrs = attrs
-		}
-		g, err := fabric.New(nodes, f.Links())
+		ports := plan.Ports()
+		ports[len(ports)-1].Base += lft.LID(shift)
+		g, err := lft.RecordLIDs(f, ports)
 		if err != nil {
 			t.Fatal(err)
 		}
