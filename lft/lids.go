@@ -97,7 +97,7 @@ func AssignLIDs(f *fabric.Fabric, opts LIDOptions) (*LIDs, error) {
 		next++
 	}
 	step := LID(1) << opts.LMC
-	next = (next + step - 1) / step * step
+	next = LID(firstHCALID(len(switches), opts.LMC))
 	for _, p := range hcas {
 		l.ports = append(l.ports, PortLIDs{Port: p, Base: next, LMC: uint8(opts.LMC)})
 		next += step
@@ -112,8 +112,14 @@ func topLID(s, h, lmc int) int {
 	if h == 0 {
 		return s
 	}
+	return firstHCALID(s, lmc) + h<<lmc - 1
+}
+
+// firstHCALID is the base LID of the first HCA port's block: the first
+// multiple of 2^lmc after the s switches' LIDs 1..s.
+func firstHCALID(s, lmc int) int {
 	step := 1 << lmc
-	return (s+step)/step*step + h*step - 1
+	return (s + step) / step * step
 }
 
 // fits says, when s switches and h HCA ports at opts.LMC need a LID above
@@ -131,8 +137,7 @@ func fits(s, h int, opts LIDOptions, limit LID) error {
 			break
 		}
 	}
-	step := 1 << opts.LMC
-	maxEP := (int(limit) - (s+step)/step*step + 1) / step
+	maxEP := (int(limit) - firstHCALID(s, opts.LMC) + 1) / (1 << opts.LMC)
 	msg := fmt.Sprintf("%d switches and %d endpoints at LMC %d need LIDs up to %d, but LIDs end at %d (unicast LIDs end at 0x%04X", s, h, opts.LMC, need, limit, MaxUnicastLID)
 	capped := opts.LFTCap > 0 && int(limit) < int(MaxUnicastLID)
 	if capped {
