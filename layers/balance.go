@@ -68,6 +68,7 @@ type balancer struct {
 	dists   []uint16 // [t*S + s]: hops from s to t
 	dist    []uint16 // the row of the current tree's destination switch
 	tree    treeState
+	ms      mendScratch
 	moves   []move
 	hotCh   []int // the layer's channels above target, hottest first
 	sc      scratch
@@ -87,7 +88,7 @@ type scratch struct {
 	paths   [][]int
 }
 
-func balance(g *graph, r *Routing) {
+func balance(g *graph, r *Routing, mend bool) {
 	S := len(g.adj)
 	if r.layers < 2 || g.chOff[S] == 0 {
 		return // one layer, or one switch: no channel to balance
@@ -106,6 +107,12 @@ func balance(g *graph, r *Routing) {
 	b.sc.paths = make([][]int, r.layers)
 	for k := 1; k < r.layers; k++ {
 		b.balanceLayer(k)
+	}
+	if mend {
+		b.cap = slices.Max(b.total) // what balance reached
+		b.mend()
+	}
+	for k := 1; k < r.layers; k++ {
 		r.Stats[k] = b.stats(k)
 	}
 }

@@ -12,9 +12,9 @@ import (
 
 // TestBalanceKeepsItsPromises routes generated fabrics — Slim Flies with
 // failed cables, random graphs with 2..3-hop and per-pair bounds, 2 to 8
-// layers, shared and own trees — with and without the balancing pass, and
-// judges the balanced routing against the unbalanced one by walking both
-// (nothing of balance.go is used):
+// layers, shared and own trees — with and without the balancing and
+// mending passes, and judges the balanced routing against the unbalanced
+// one by walking both (nothing of balance.go or mend.go is used):
 //   - every layer's busiest channel carries no more, and no channel more
 //     over all layers than the unbalanced routing's busiest;
 //   - a path in bounds stays in bounds, and none grows past the longer of
@@ -145,34 +145,37 @@ func judgePair(t *testing.T, r0, r1 *Routing, s, d int) {
 			t.Errorf("pair (%d, %d) layer %d: %d hops unbalanced, %d balanced (bounds %d..%d, distance %d)", s, d, k, a, b, lo, hi, dist)
 		}
 	}
-	most := func(paths [][]int) int {
-		best := 0
-		for set := 1; set < 1<<len(paths); set++ {
-			var used []int
-			n, ok := 0, true
-			for k := range paths {
-				if set&(1<<k) == 0 {
-					continue
-				}
-				if !in(k, len(paths[k])) {
-					ok = false
-					break
-				}
-				for _, c := range paths[k] {
-					if slices.Contains(used, c) {
-						ok = false
-					}
-					used = append(used, c)
-				}
-				n++
-			}
-			if ok {
-				best = max(best, n)
-			}
-		}
-		return best
-	}
-	if a, b := most(p0), most(p1); b < min(a, 3) {
+	if a, b := mostDisjoint(p0, in), mostDisjoint(p1, in); b < min(a, 3) {
 		t.Errorf("pair (%d, %d): %d disjoint paths unbalanced, %d balanced", s, d, a, b)
 	}
+}
+
+// mostDisjoint returns the most pairwise channel-disjoint paths among
+// paths (one per layer) whose lengths in(layer, hops) accepts.
+func mostDisjoint(paths [][]int, in func(k, n int) bool) int {
+	best := 0
+	for set := 1; set < 1<<len(paths); set++ {
+		var used []int
+		n, ok := 0, true
+		for k := range paths {
+			if set&(1<<k) == 0 {
+				continue
+			}
+			if !in(k, len(paths[k])) {
+				ok = false
+				break
+			}
+			for _, c := range paths[k] {
+				if slices.Contains(used, c) {
+					ok = false
+				}
+				used = append(used, c)
+			}
+			n++
+		}
+		if ok {
+			best = max(best, n)
+		}
+	}
+	return best
 }

@@ -52,7 +52,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	if opts.Layers > 1 {
 		buildAlmost(g, r, load, opts.Seed)
 		if !opts.Unbalanced && opts.Layers <= balanceLayers && (r.Trees < 0 || r.Trees >= entryGroups(r.layers)) {
-			balance(g, r)
+			balance(g, r, !opts.unmended)
 		}
 	}
 	return r, nil

@@ -91,8 +91,11 @@ type Options struct {
 	// switch has at least as many trees as entry colours (Trees: one per
 	// endpoint, or ≥ 3) and with at most 8 layers: with fewer trees, all of
 	// a switch's endpoints deliver over the same third of its cables in a
-	// layer, which no move can even out.
+	// layer, which no move can even out. It skips the mending of short
+	// pairs too (mend.go), which runs after it.
 	Unbalanced bool
+
+	unmended bool // balance without mending (tests compare)
 }
 
 // SearchBudget bounds, for Options.Trees = 0, the destination groups
