@@ -10,8 +10,8 @@ import "sort"
 // ends in the order are searched, and reordered if no cycle closes.
 type dag struct {
 	succ, pred [][]int32
-	has        map[uint64]struct{}
-	ord        []int32 // position of each node in the topological order
+	uses       map[uint64]int32 // per edge a<<32|b: the routes whose dependency it is
+	ord        []int32          // position of each node in the topological order
 	mark       []uint32
 	epoch      uint32
 	stack      []int32
@@ -20,7 +20,7 @@ type dag struct {
 }
 
 func newDAG(n int) *dag {
-	g := &dag{succ: make([][]int32, n), pred: make([][]int32, n), has: map[uint64]struct{}{}, ord: make([]int32, n), mark: make([]uint32, n)}
+	g := &dag{succ: make([][]int32, n), pred: make([][]int32, n), uses: map[uint64]int32{}, ord: make([]int32, n), mark: make([]uint32, n)}
 	for i := range g.ord {
 		g.ord[i] = int32(i)
 	}
@@ -91,11 +91,22 @@ func (g *dag) search(out []int32, start int32, adj [][]int32, stop int32, within
 // unless one of them would close a cycle; then it adds none. Removing
 // edges keeps the topological order valid.
 func (g *dag) tryAdd(chans []int32) bool {
+	if g.addNew(chans) {
+		for j := 0; j+1 < len(chans); j++ {
+			g.uses[edgeKey(chans[j], chans[j+1])]++
+		}
+		return true
+	}
+	return false
+}
+
+// addNew adds the route's dependencies the graph lacks, or none if one
+// would close a cycle (then g.added ends with the edge that failed).
+func (g *dag) addNew(chans []int32) bool {
 	g.added = g.added[:0]
 	for j := 0; j+1 < len(chans); j++ {
 		a, b := chans[j], chans[j+1]
-		k := uint64(a)<<32 | uint64(uint32(b))
-		if _, ok := g.has[k]; ok {
+		if _, ok := g.uses[edgeKey(a, b)]; ok {
 			continue
 		}
 		if !g.addEdge(a, b) {
@@ -103,12 +114,99 @@ func (g *dag) tryAdd(chans []int32) bool {
 				e := g.added[i]
 				g.succ[e[0]] = g.succ[e[0]][:len(g.succ[e[0]])-1]
 				g.pred[e[1]] = g.pred[e[1]][:len(g.pred[e[1]])-1]
-				delete(g.has, uint64(e[0])<<32|uint64(uint32(e[1])))
+				delete(g.uses, edgeKey(e[0], e[1]))
 			}
+			g.added = append(g.added[:0], [2]int32{a, b})
 			return false
 		}
-		g.has[k] = struct{}{}
+		g.uses[edgeKey(a, b)] = 0
 		g.added = append(g.added, [2]int32{a, b})
 	}
 	return true
+}
+
+// remove takes a route added by tryAdd out: its dependencies no other
+// route has leave the graph.
+func (g *dag) remove(chans []int32) {
+	for j := 0; j+1 < len(chans); j++ {
+		a, b := chans[j], chans[j+1]
+		k := edgeKey(a, b)
+		if g.uses[k]--; g.uses[k] > 0 {
+			continue
+		}
+		delete(g.uses, k)
+		g.succ[a] = deleteOne(g.succ[a], b)
+		g.pred[b] = deleteOne(g.pred[b], a)
+	}
+}
+
+func deleteOne(s []int32, x int32) []int32 {
+	for i, y := range s {
+		if y == x {
+			return append(s[:i], s[i+1:]...)
+		}
+	}
+	return s
+}
+
+func edgeKey(a, b int32) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
+
+// blockers returns the dependencies that keep the route through chans out
+// of the graph: those other routes have on a path closing a cycle with the
+// first of its dependencies that fails (nil if it fits).
+func (g *dag) blockers(chans []int32) [][2]int32 {
+	// add the route's dependencies up to the failing one, find a path
+	// from its head back to its tail, and take them out again
+	var own [][2]int32
+	var path [][2]int32
+	for j := 0; j+1 < len(chans); j++ {
+		a, b := chans[j], chans[j+1]
+		if _, ok := g.uses[edgeKey(a, b)]; ok {
+			continue
+		}
+		if g.addEdge(a, b) {
+			g.uses[edgeKey(a, b)] = 0
+			own = append(own, [2]int32{a, b})
+			continue
+		}
+		path = g.pathBetween(b, a)
+		break
+	}
+	for i := len(own) - 1; i >= 0; i-- {
+		e := own[i]
+		g.succ[e[0]] = g.succ[e[0]][:len(g.succ[e[0]])-1]
+		g.pred[e[1]] = g.pred[e[1]][:len(g.pred[e[1]])-1]
+		delete(g.uses, edgeKey(e[0], e[1]))
+	}
+	var out [][2]int32
+	for _, e := range path {
+		if g.uses[edgeKey(e[0], e[1])] > 0 { // not the route's own
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// pathBetween returns the edges of a path from x to y (one exists).
+func (g *dag) pathBetween(x, y int32) [][2]int32 {
+	g.epoch++
+	parent := map[int32]int32{x: -1}
+	g.stack = append(g.stack[:0], x)
+	g.mark[x] = g.epoch
+	for len(g.stack) > 0 && g.mark[y] != g.epoch {
+		u := g.stack[len(g.stack)-1]
+		g.stack = g.stack[:len(g.stack)-1]
+		for _, v := range g.succ[u] {
+			if g.mark[v] != g.epoch && g.ord[v] <= g.ord[y] {
+				g.mark[v] = g.epoch
+				parent[v] = u
+				g.stack = append(g.stack, v)
+			}
+		}
+	}
+	var out [][2]int32
+	for v := y; v != x; v = parent[v] {
+		out = append(out, [2]int32{parent[v], v})
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package deadlock
 
 import (
 	"fmt"
+	"slices"
 
 	"slimroute/layers"
 )
@@ -12,14 +13,17 @@ import (
 //
 //   - first fit (the first choice): routes, minimal layer first, each go to
 //     the lowest VL whose CDG stays acyclic with them (as LASH fills its
-//     layers; acyclicity kept by a dynamic topological order);
+//     layers; acyclicity kept by a dynamic topological order); when a few
+//     routes end up alone on a top VL, reseatTop moves them lower by
+//     evicting the routes that close their cycles to other VLs;
 //   - cycle breaking (DFSSSP's own, tried when first fit runs out of VLs):
 //     all routes start on VL 0; while its CDG has a cycle, the routes of
 //     the cycle's least used edge leave, each to the lowest higher VL that
 //     stays acyclic.
 //
-// Measured on Slim Fly with 4 layers, first fit needs 4, 4 and 5 VLs for
-// q = 5, 7, 11 where cycle breaking needs 6, 8 and 10; with one (minimal)
+// Measured on Slim Fly with 4 layers, first fit needs 4, 4, 5 and 4 VLs
+// for q = 5, 7, 11 and 13 (5 on q = 13 before reseating) where cycle
+// breaking needs 6, 8 and 10 on q = 5, 7, 11; with one (minimal)
 // layer both need 2–3. Then the fullest VLs are split into the spare ones
 // (a subset of an acyclic set stays acyclic), so traffic spreads over all
 // opts.VLs. A route's SL is its VL, and every SL2VL table is the identity.
@@ -81,7 +85,10 @@ func packDFSSSP(r *layers.Routing, vls int) (*packing, error) {
 	// First fit over every VL InfiniBand has tells how many this routing
 	// needs; on the first vls VLs it places exactly what a run limited to
 	// them would (a VL's DAG holds only the routes placed on it).
-	vl, failed := packFirstFit(routes, off, chans, C, MaxVLs)
+	vl, failed, dags := packFirstFitDAGs(routes, off, chans, C, MaxVLs)
+	if len(failed) == 0 {
+		reseatTop(routes, off, chans, vl, dags)
+	}
 	p := &packing{name: "first fit", routes: routes, firstFitNeeds: MaxVLs + 1}
 	if len(failed) == 0 {
 		p.firstFitNeeds = vlsUsed(vl)
@@ -177,6 +184,13 @@ func packBreaking(routes []route, off, chans []int32, C, vls int) ([]uint8, []in
 // packFirstFit places the routes one by one, in route order (layer 0, the
 // minimal layer, first), on the lowest VL where they close no cycle.
 func packFirstFit(routes []route, off, chans []int32, C, vls int) ([]uint8, []int32) {
+	vl, failed, _ := packFirstFitDAGs(routes, off, chans, C, vls)
+	return vl, failed
+}
+
+// packFirstFitDAGs is packFirstFit, returning each VL's dependency graph
+// as well.
+func packFirstFitDAGs(routes []route, off, chans []int32, C, vls int) ([]uint8, []int32, []*dag) {
 	vl := make([]uint8, len(routes))
 	dags := make([]*dag, vls)
 	var failed []int32
@@ -197,7 +211,7 @@ func packFirstFit(routes []route, off, chans []int32, C, vls int) ([]uint8, []in
 			vl[ri] = uint8(vls - 1)
 		}
 	}
-	return vl, failed
+	return vl, failed, dags
 }
 
 func vlsUsed(vl []uint8) int {
@@ -351,4 +365,139 @@ func spread(routes []route, vl []uint8, used, avail int) int {
 		used++
 	}
 	return used
+}
+
+// reseatMost bounds the routes on the top VL that reseatTop tries to move:
+// a few are the rule (Slim Fly q = 13: 3 of 2.6 million), and each
+// eviction reads every route once.
+const reseatMost = 16
+
+// reseatTop empties the top VL of a first-fit packing into the lower ones
+// while it holds at most reseatMost routes and each of them finds room:
+// on a lower VL v directly, or by evicting one route of v whose sole
+// dependency closes the cycle, if that route then fits on another lower
+// VL. Every VL's graph stays acyclic throughout.
+func reseatTop(routes []route, off, chans []int32, vl []uint8, dags []*dag) {
+	for {
+		top := vlsUsed(vl) - 1
+		if top == 0 {
+			return
+		}
+		var on []int
+		for ri, v := range vl {
+			if int(v) == top {
+				on = append(on, ri)
+				if len(on) > reseatMost {
+					return
+				}
+			}
+		}
+		for _, ri := range on {
+			if !reseat(ri, top, routes, off, chans, vl, dags) {
+				return
+			}
+		}
+	}
+}
+
+// reseat moves route ri from VL top to a lower one v, evicting from v
+// the routes of the least shared dependency that closes a cycle with it
+// (reseatEvict at most) if they then fit on other lower VLs; it reports
+// whether it did.
+func reseat(ri, top int, routes []route, off, chans []int32, vl []uint8, dags []*dag) bool {
+	edges := func(r int) []int32 { return chans[off[r]:off[r+1]] }
+	for v := 0; v < top; v++ {
+		var evicted []int
+		fits := dags[v].tryAdd(edges(ri))
+		for !fits && len(evicted) < reseatEvict {
+			block := dags[v].blockers(edges(ri))
+			if len(block) == 0 {
+				break
+			}
+			e := block[0]
+			for _, x := range block[1:] {
+				if dags[v].uses[edgeKey(x[0], x[1])] < dags[v].uses[edgeKey(e[0], e[1])] {
+					e = x
+				}
+			}
+			if int(dags[v].uses[edgeKey(e[0], e[1])])+len(evicted) > reseatEvict {
+				break
+			}
+			for _, b := range routesWith([][2]int32{e}, v, off, chans, vl) {
+				if !slices.Contains(evicted, b) { // evicted earlier: vl still says v
+					dags[v].remove(edges(b))
+					evicted = append(evicted, b)
+				}
+			}
+			fits = dags[v].tryAdd(edges(ri))
+		}
+		if fits {
+			if to, ok := placeElsewhere(evicted, v, top, edges, dags); ok {
+				dags[top].remove(edges(ri))
+				vl[ri] = uint8(v)
+				for i, b := range evicted {
+					vl[b] = uint8(to[i])
+				}
+				return true
+			}
+			dags[v].remove(edges(ri))
+		}
+		for i := len(evicted) - 1; i >= 0; i-- {
+			if !dags[v].tryAdd(edges(evicted[i])) {
+				panic("deadlock: a route no longer fits where it was")
+			}
+		}
+	}
+	return false
+}
+
+// reseatEvict bounds the routes reseat evicts for one route: Slim Fly
+// q = 13's three routes on a fifth VL need up to 32 (8 were not enough).
+const reseatEvict = 32
+
+// placeElsewhere puts each route of rs on the lowest VL below top other
+// than v where it fits, and returns those VLs; if one fits nowhere it
+// takes the others out again and reports false.
+func placeElsewhere(rs []int, v, top int, edges func(int) []int32, dags []*dag) ([]int, bool) {
+	to := make([]int, len(rs))
+	for i, b := range rs {
+		to[i] = -1
+		for u := 0; u < top && to[i] < 0; u++ {
+			if u != v && dags[u].tryAdd(edges(b)) {
+				to[i] = u
+			}
+		}
+		if to[i] < 0 {
+			for j := i - 1; j >= 0; j-- {
+				dags[to[j]].remove(edges(rs[j]))
+			}
+			return nil, false
+		}
+	}
+	return to, true
+}
+
+// routesWith returns the routes on VL v that have one of the dependencies
+// block, in route order.
+func routesWith(block [][2]int32, v int, off, chans []int32, vl []uint8) []int {
+	var out []int
+	if len(block) == 0 {
+		return nil
+	}
+	for ri, w := range vl {
+		if int(w) != v {
+			continue
+		}
+		c := chans[off[ri]:off[ri+1]]
+	scan:
+		for j := 0; j+1 < len(c); j++ {
+			for _, e := range block {
+				if c[j] == e[0] && c[j+1] == e[1] {
+					out = append(out, ri)
+					break scan
+				}
+			}
+		}
+	}
+	return out
 }
