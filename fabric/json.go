@@ -107,6 +107,7 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		return nil, &ParseError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the fabric object"}
 	}
 	errs := &errorList{file: file}
+	nodeLines, linkLines := elementLines(data)
 	if in.Format != jsonFormat {
 		errs.add(0, "format is %q; want %q", in.Format, jsonFormat)
 		return nil, errs.err()
@@ -114,6 +115,7 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 	nodes := make([]Node, 0, len(in.Nodes))
 	ids := map[string]NodeID{}
 	for i, jn := range in.Nodes {
+		line := lineOf(nodeLines, i)
 		n := Node{Name: jn.Name, Ports: jn.Ports, Place: Placement{Rack: jn.Rack, U: jn.U}}
 		switch jn.Kind {
 		case "switch":
@@ -121,15 +123,15 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		case "hca":
 			n.Kind = HCA
 		default:
-			errs.add(0, "nodes[%d] (%q): kind %q; want \"switch\" or \"hca\"", i, jn.Name, jn.Kind)
+			errs.add(line, "nodes[%d] (%q): kind %q; want \"switch\" or \"hca\"", i, jn.Name, jn.Kind)
 		}
 		if jn.Ports < 1 || jn.Ports > MaxPorts {
-			errs.add(0, "nodes[%d] (%q): ports %d; a node has ports 1..%d (port numbers are 8 bit, 255 is reserved)", i, jn.Name, jn.Ports, MaxPorts)
+			errs.add(line, "nodes[%d] (%q): ports %d; a node has ports 1..%d (port numbers are 8 bit, 255 is reserved)", i, jn.Name, jn.Ports, MaxPorts)
 		}
 		if jn.GUID != "" {
 			g, err := ParseGUID(jn.GUID)
 			if err != nil {
-				errs.add(0, "nodes[%d] (%q): %v", i, jn.Name, err)
+				errs.add(line, "nodes[%d] (%q): %v", i, jn.Name, err)
 			}
 			n.GUID = g
 		}
@@ -138,35 +140,40 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 				n.Attrs = map[int]PortAttr{}
 			}
 			if _, dup := n.Attrs[ja.Port]; dup {
-				errs.add(0, "nodes[%d] (%q): port_attrs[%d]: port %d listed twice", i, jn.Name, k, ja.Port)
+				errs.add(line, "nodes[%d] (%q): port_attrs[%d]: port %d listed twice", i, jn.Name, k, ja.Port)
 			}
 			a := PortAttr{LID: ja.LID, LMC: ja.LMC}
 			if ja.GUID != "" {
 				g, err := ParseGUID(ja.GUID)
 				if err != nil {
-					errs.add(0, "nodes[%d] (%q): port_attrs[%d]: %v", i, jn.Name, k, err)
+					errs.add(line, "nodes[%d] (%q): port_attrs[%d]: %v", i, jn.Name, k, err)
 				}
 				a.GUID = g
 			}
 			if a.LMC > 7 {
-				errs.add(0, "nodes[%d] (%q): port_attrs[%d]: lmc %d; LMC is 0..7", i, jn.Name, k, a.LMC)
+				errs.add(line, "nodes[%d] (%q): port_attrs[%d]: lmc %d; LMC is 0..7", i, jn.Name, k, a.LMC)
 			}
 			n.Attrs[ja.Port] = a
 		}
-		if _, dup := ids[jn.Name]; !dup {
+		if prev, dup := ids[jn.Name]; !dup {
 			ids[jn.Name] = NodeID(i)
+		} else if jn.Name != "" {
+			errs.add(line, "nodes[%d]: name %q already used by nodes[%d] (line %d); node names must be unique: rename one of them", i, jn.Name, prev, lineOf(nodeLines, int(prev)))
 		}
 		nodes = append(nodes, n)
 	}
 	requireSwitch(nodes, errs)
+	nodeErrs := len(errs.errs)
 	links := make([]Link, 0, len(in.Links))
+	cabled := map[PortRef]int{} // port -> the link that uses it
 	for i, jl := range in.Links {
+		line := lineOf(linkLines, i)
 		l := Link{}
 		ok := true
 		for k, e := range [2]jsonEnd{jl.A, jl.B} {
 			id, found := ids[e.Node]
 			if !found {
-				errs.add(0, "links[%d].%c: unknown node %q", i, "ab"[k], e.Node)
+				errs.add(line, "links[%d].%c: unknown node %q", i, "ab"[k], e.Node)
 				ok = false
 			}
 			if k == 0 {
@@ -178,26 +185,116 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		if jl.Width != "" {
 			w, err := ParseWidth(jl.Width)
 			if err != nil {
-				errs.add(0, "links[%d]: %v", i, err)
+				errs.add(line, "links[%d]: %v", i, err)
 			}
 			l.Width = w
 		}
 		if jl.Speed != "" {
 			s, err := ParseSpeed(jl.Speed)
 			if err != nil {
-				errs.add(0, "links[%d]: %v", i, err)
+				errs.add(line, "links[%d]: %v", i, err)
 			}
 			l.Speed = s
 		}
-		if ok {
+		if ok && checkJSONLink(errs, line, i, l, nodes, cabled, linkLines) {
 			links = append(links, l)
 		}
 	}
-	if err := errs.err(); err != nil {
-		return nil, err
+	if nodeErrs > 0 {
+		return nil, errs.err()
 	}
+	// the links found wrong are left out: New reports the rest
 	f, err := New(nodes, links)
+	if listed := errs.err(); listed != nil {
+		return nil, errors.Join(listed, wrapValidation(file, err))
+	}
 	return f, wrapValidation(file, err)
+}
+
+// checkJSONLink reports, at the link's line, the cabling errors a user
+// makes editing the file: a port the node does not have, a cable from a
+// port to itself, a port two links use. It reports whether l is sound.
+func checkJSONLink(errs *errorList, line, i int, l Link, nodes []Node, cabled map[PortRef]int, linkLines []int) bool {
+	ok := true
+	for k, e := range [2]PortRef{l.A, l.B} {
+		n := nodes[e.Node]
+		if n.Ports >= 1 && n.Ports <= MaxPorts && (e.Port < 1 || e.Port > n.Ports) {
+			errs.add(line, "links[%d].%c: port %d of %q, which has ports 1..%d", i, "ab"[k], e.Port, n.Name, n.Ports)
+			ok = false
+		}
+	}
+	if !ok {
+		return false
+	}
+	if l.A == l.B {
+		errs.add(line, "links[%d]: cables port %d of %q to itself", i, l.A.Port, nodes[l.A.Node].Name)
+		return false
+	}
+	for k, e := range [2]PortRef{l.A, l.B} {
+		if prev, used := cabled[e]; used {
+			errs.add(line, "links[%d].%c: port %d of %q is already cabled by links[%d] (line %d); a port takes one cable", i, "ab"[k], e.Port, nodes[e.Node].Name, prev, lineOf(linkLines, prev))
+			ok = false
+			continue
+		}
+		cabled[e] = i
+	}
+	return ok
+}
+
+// elementLines returns the line on which each element of the top-level
+// "nodes" and "links" arrays of a JSON fabric starts; an array it cannot
+// read is left nil (its errors then name no line).
+func elementLines(data []byte) (nodes, links []int) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nodes, links
+		}
+		key, _ := t.(string)
+		if key != "nodes" && key != "links" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nodes, links
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nodes, links
+		}
+		var lines []int
+		for dec.More() {
+			off := dec.InputOffset()
+			for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+				off++
+			}
+			lines = append(lines, lineAt(data, off))
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nodes, links
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ']'
+			return nodes, links
+		}
+		if key == "nodes" {
+			nodes = lines
+		} else {
+			links = lines
+		}
+	}
+	return nodes, links
+}
+
+// lineOf returns lines[i], 0 (no line) past its end.
+func lineOf(lines []int, i int) int {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return 0
 }
 
 func jsonError(file string, data []byte, dec *json.Decoder, err error) error {

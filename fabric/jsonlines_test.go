@@ -1,0 +1,110 @@
+package fabric
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// ringFabric is S switches of 8 ports in a ring, two cables between
+// neighbours, each with two HCAs.
+func ringFabric(t *testing.T, S int) *Fabric {
+	t.Helper()
+	var nodes []Node
+	var links []Link
+	for s := 0; s < S; s++ {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("sw%d", s), Kind: Switch, Ports: 8, GUID: GUID(0x1000 + s)})
+	}
+	for s := 0; s < S; s++ {
+		links = append(links, Link{A: PortRef{NodeID(s), 1}, B: PortRef{NodeID((s + 1) % S), 2}})
+		for h := 0; h < 2; h++ {
+			id := NodeID(len(nodes))
+			nodes = append(nodes, Node{Name: fmt.Sprintf("h%d-%d", s, h), Kind: HCA, Ports: 1, GUID: GUID(0x90000 + 16*len(nodes))})
+			links = append(links, Link{A: PortRef{NodeID(s), 3 + h}, B: PortRef{id, 1}})
+		}
+	}
+	f, err := New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// elementLine returns the line of element i of the top-level array key in
+// text indented as json.MarshalIndent(…, "", "  ") does: the i-th line
+// "    {" after the line that opens the array.
+func elementLine(text, key string, i int) int {
+	lines := strings.Split(text, "\n")
+	in := false
+	for n, l := range lines {
+		if l == fmt.Sprintf("  %q: [", key) {
+			in = true
+			continue
+		}
+		if in && l == "    {" {
+			if i == 0 {
+				return n + 1
+			}
+			i--
+		}
+	}
+	return -1
+}
+
+// TestJSONErrorsNameTheElementsLine breaks one node or link of generated
+// JSON fabrics in one of the ways an edit does — a port the node lacks,
+// an unknown node, a cable to itself, a port cabled twice, a name used
+// twice, a bad kind or GUID — and wants the error at file:line of that
+// element, the line found by reading the text.
+func TestJSONErrorsNameTheElementsLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 0))
+	for c := 0; c < 400; c++ {
+		f := ringFabric(t, 3+rng.IntN(6))
+		var buf bytes.Buffer
+		if err := WriteJSON(&buf, f); err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		nodes, links := doc["nodes"].([]any), doc["links"].([]any)
+		key, i, what := "links", 1+rng.IntN(len(links)-1), ""
+		link := links[i].(map[string]any)
+		end := link["a"].(map[string]any)
+		switch kind := rng.IntN(7); kind {
+		case 0:
+			end["port"], what = 9+rng.IntN(200), "which has ports"
+		case 1:
+			end["node"], what = "nobody", "unknown node"
+		case 2:
+			link["b"], what = map[string]any{"node": end["node"], "port": end["port"]}, "to itself"
+		case 3:
+			j := rng.IntN(i)
+			link["a"], what = links[j].(map[string]any)["a"], "already cabled by"
+		default:
+			key, i = "nodes", 1+rng.IntN(len(nodes)-1)
+			node := nodes[i].(map[string]any)
+			switch kind {
+			case 4:
+				node["name"], what = nodes[rng.IntN(i)].(map[string]any)["name"], "already used by"
+			case 5:
+				node["kind"], what = "router", "want \"switch\" or \"hca\""
+			case 6:
+				node["guid"], what = "0xnothex", "invalid GUID"
+			}
+		}
+		text, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ReadJSON(bytes.NewReader(text), "edited.json")
+		want := fmt.Sprintf("edited.json:%d: %s[%d]", elementLine(string(text), key, i), key, i)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), what) {
+			t.Fatalf("case %d: %s[%d] broken (%s): error %v, want %q", c, key, i, what, err, want)
+		}
+	}
+}
