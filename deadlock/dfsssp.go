@@ -374,9 +374,9 @@ const reseatMost = 16
 
 // reseatTop empties the top VL of a first-fit packing into the lower ones
 // while it holds at most reseatMost routes and each of them finds room:
-// on a lower VL v directly, or by evicting one route of v whose sole
-// dependency closes the cycle, if that route then fits on another lower
-// VL. Every VL's graph stays acyclic throughout.
+// on a lower VL v directly, or after evicting from v the routes of the
+// dependencies that close its cycles (reseat), if those then fit on other
+// lower VLs. Every VL's graph stays acyclic throughout.
 func reseatTop(routes []route, off, chans []int32, vl []uint8, dags []*dag) {
 	for {
 		top := vlsUsed(vl) - 1
