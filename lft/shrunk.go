@@ -59,15 +59,16 @@ func newSwitch(t *Tables, err error) (*Tables, error) {
 }
 
 // NewSwitchError says that the fabric has a switch the files hold no
-// table for: a repair only takes switches and cables away, so the
-// routing is to be computed in full.
+// table for — a new switch, or files cut short exactly between two
+// tables: a repair only takes switches and cables away, so the routing is
+// to be computed in full.
 type NewSwitchError struct {
 	Name string
 	GUID fabric.GUID
 }
 
 func (e *NewSwitchError) Error() string {
-	return fmt.Sprintf("switch %s (%s) is new: the previous routing has no table for it, and a repair only takes switches and cables away", e.Name, e.GUID)
+	return fmt.Sprintf("switch %s (%s) is new, or the previous tables were cut short: they hold no table for it, and a repair only takes switches and cables away", e.Name, e.GUID)
 }
 
 // GoneSwitches lists the switches whose tables were dropped, as "name

@@ -108,6 +108,14 @@ func TestShrunkDropsWhatTheFabricLost(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "is new") {
 		t.Fatalf("files without a switch of the fabric: error %v", err)
 	}
+	// the files cut short exactly between two switches' tables read as a
+	// switch the tables lack, and the error says they may be cut short
+	text := files["opensm-lfts"].String()
+	cut := strings.LastIndex(text[:len(text)/2], "Unicast lids")
+	_, err = lft.NewShrunk(f).ReadOpenSMLFTs(strings.NewReader(text[:cut]), "lfts")
+	if err == nil || !strings.Contains(err.Error(), "is new, or the previous tables were cut short") {
+		t.Fatalf("files cut between two tables: error %v", err)
+	}
 	// a bad line half-way is the reader's error, though the switches after
 	// it have no table yet
 	lines := strings.Split(files["opensm-lfts"].String(), "\n")
