@@ -156,16 +156,22 @@ func allDistances(g *graph) []uint16 {
 	return all
 }
 
+// slackTarget is the target of a layer with channel loads load:
+// balanceSlack × their mean.
+func slackTarget(load []int64) int64 {
+	var sum int64
+	for _, v := range load {
+		sum += v
+	}
+	return int64(balanceSlack * float64(sum) / float64(max(len(load), 1)))
+}
+
 // balanceLayer moves routes of layer k off its channels above target.
 func (b *balancer) balanceLayer(k int) {
 	b.k = k
 	clear(b.layer)
 	b.addLayer(k, b.layer)
-	var sum int64
-	for _, v := range b.layer {
-		sum += v
-	}
-	b.target = int64(balanceSlack * float64(sum) / float64(max(len(b.layer), 1)))
+	b.target = slackTarget(b.layer)
 	for pass := 0; pass < strictPasses+relaxedPasses; pass++ {
 		b.floor = 1 << 30
 		if pass >= strictPasses {
@@ -299,10 +305,7 @@ func (b *balancer) keepsPairs(d int, mv move) bool {
 			continue
 		}
 		for _, e := range b.members[d] {
-			for j := range b.sc.paths {
-				b.sc.paths[j], _ = b.r.PathChannels(j, int(s), e, b.sc.paths[j][:0])
-			}
-			before := b.disjoint(int(s))
+			before := b.pairPathsTo(e, int(s), -1, nil)
 			// the new path: s's channels up to v, then j and the route on
 			p := b.sc.paths[b.k][:ts.hops[s]-ts.hops[mv.v]]
 			p = append(p, g.chOff[mv.v]+mv.j)

@@ -115,12 +115,7 @@ func (b *balancer) mendTargets() ([][]int64, []int64) {
 	for k := 1; k < L; k++ {
 		loads[k] = make([]int64, len(b.layer))
 		b.addLayer(k, loads[k])
-		var sum int64
-		for _, v := range loads[k] {
-			sum += v
-		}
-		targets[k] = int64(balanceSlack * float64(sum) / float64(max(len(b.layer), 1)))
-		targets[k] = min(targets[k], slices.Max(loads[k]))
+		targets[k] = min(slackTarget(loads[k]), slices.Max(loads[k]))
 	}
 	return loads, targets
 }
