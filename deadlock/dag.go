@@ -110,12 +110,7 @@ func (g *dag) addNew(chans []int32) bool {
 			continue
 		}
 		if !g.addEdge(a, b) {
-			for i := len(g.added) - 1; i >= 0; i-- {
-				e := g.added[i]
-				g.succ[e[0]] = g.succ[e[0]][:len(g.succ[e[0]])-1]
-				g.pred[e[1]] = g.pred[e[1]][:len(g.pred[e[1]])-1]
-				delete(g.uses, edgeKey(e[0], e[1]))
-			}
+			g.takeBack(g.added)
 			g.added = append(g.added[:0], [2]int32{a, b})
 			return false
 		}
@@ -123,6 +118,17 @@ func (g *dag) addNew(chans []int32) bool {
 		g.added = append(g.added, [2]int32{a, b})
 	}
 	return true
+}
+
+// takeBack removes edges just added by addEdge, the last first: each is
+// then the last of its tail's successors and of its head's predecessors.
+func (g *dag) takeBack(edges [][2]int32) {
+	for i := len(edges) - 1; i >= 0; i-- {
+		e := edges[i]
+		g.succ[e[0]] = g.succ[e[0]][:len(g.succ[e[0]])-1]
+		g.pred[e[1]] = g.pred[e[1]][:len(g.pred[e[1]])-1]
+		delete(g.uses, edgeKey(e[0], e[1]))
+	}
 }
 
 // remove takes a route added by tryAdd out: its dependencies no other
@@ -172,12 +178,7 @@ func (g *dag) blockers(chans []int32) [][2]int32 {
 		path = g.pathBetween(b, a)
 		break
 	}
-	for i := len(own) - 1; i >= 0; i-- {
-		e := own[i]
-		g.succ[e[0]] = g.succ[e[0]][:len(g.succ[e[0]])-1]
-		g.pred[e[1]] = g.pred[e[1]][:len(g.pred[e[1]])-1]
-		delete(g.uses, edgeKey(e[0], e[1]))
-	}
+	g.takeBack(own)
 	var out [][2]int32
 	for _, e := range path {
 		if g.uses[edgeKey(e[0], e[1])] > 0 { // not the route's own

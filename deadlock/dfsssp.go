@@ -87,7 +87,7 @@ func packDFSSSP(r *layers.Routing, vls int) (*packing, error) {
 	// them would (a VL's DAG holds only the routes placed on it).
 	vl, failed, dags := packFirstFitDAGs(routes, off, chans, C, MaxVLs)
 	if len(failed) == 0 {
-		reseatTop(routes, off, chans, vl, dags)
+		reseatTop(off, chans, vl, dags)
 	}
 	p := &packing{name: "first fit", routes: routes, firstFitNeeds: MaxVLs + 1}
 	if len(failed) == 0 {
@@ -377,7 +377,7 @@ const reseatMost = 16
 // on a lower VL v directly, or after evicting from v the routes of the
 // dependencies that close its cycles (reseat), if those then fit on other
 // lower VLs. Every VL's graph stays acyclic throughout.
-func reseatTop(routes []route, off, chans []int32, vl []uint8, dags []*dag) {
+func reseatTop(off, chans []int32, vl []uint8, dags []*dag) {
 	for {
 		top := vlsUsed(vl) - 1
 		if top == 0 {
@@ -393,7 +393,7 @@ func reseatTop(routes []route, off, chans []int32, vl []uint8, dags []*dag) {
 			}
 		}
 		for _, ri := range on {
-			if !reseat(ri, top, routes, off, chans, vl, dags) {
+			if !reseat(ri, top, off, chans, vl, dags) {
 				return
 			}
 		}
@@ -404,7 +404,7 @@ func reseatTop(routes []route, off, chans []int32, vl []uint8, dags []*dag) {
 // the routes of the least shared dependency that closes a cycle with it
 // (reseatEvict at most) if they then fit on other lower VLs; it reports
 // whether it did.
-func reseat(ri, top int, routes []route, off, chans []int32, vl []uint8, dags []*dag) bool {
+func reseat(ri, top int, off, chans []int32, vl []uint8, dags []*dag) bool {
 	edges := func(r int) []int32 { return chans[off[r]:off[r+1]] }
 	for v := 0; v < top; v++ {
 		var evicted []int
@@ -423,7 +423,7 @@ func reseat(ri, top int, routes []route, off, chans []int32, vl []uint8, dags []
 			if int(dags[v].uses[edgeKey(e[0], e[1])])+len(evicted) > reseatEvict {
 				break
 			}
-			for _, b := range routesWith([][2]int32{e}, v, off, chans, vl) {
+			for _, b := range routesWith(e, v, off, chans, vl) {
 				if !slices.Contains(evicted, b) { // evicted earlier: vl still says v
 					dags[v].remove(edges(b))
 					evicted = append(evicted, b)
@@ -477,25 +477,19 @@ func placeElsewhere(rs []int, v, top int, edges func(int) []int32, dags []*dag) 
 	return to, true
 }
 
-// routesWith returns the routes on VL v that have one of the dependencies
-// block, in route order.
-func routesWith(block [][2]int32, v int, off, chans []int32, vl []uint8) []int {
+// routesWith returns the routes on VL v that have dependency e, in route
+// order.
+func routesWith(e [2]int32, v int, off, chans []int32, vl []uint8) []int {
 	var out []int
-	if len(block) == 0 {
-		return nil
-	}
 	for ri, w := range vl {
 		if int(w) != v {
 			continue
 		}
 		c := chans[off[ri]:off[ri+1]]
-	scan:
 		for j := 0; j+1 < len(c); j++ {
-			for _, e := range block {
-				if c[j] == e[0] && c[j+1] == e[1] {
-					out = append(out, ri)
-					break scan
-				}
+			if c[j] == e[0] && c[j+1] == e[1] {
+				out = append(out, ri)
+				break
 			}
 		}
 	}

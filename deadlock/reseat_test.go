@@ -147,7 +147,7 @@ func TestReseatTopKeepsEveryVLAcyclic(t *testing.T) {
 			continue
 		}
 		before := vlsUsed(vl)
-		reseatTop(routes, off, chans, vl, dags)
+		reseatTop(off, chans, vl, dags)
 		after := vlsUsed(vl)
 		if after > before {
 			t.Fatalf("seed %d: %d VLs after reseating, %d before", seed, after, before)
