@@ -15,6 +15,11 @@ func scanLines(r io.Reader, file string, line func(ln int, text string) error) e
 	return fabric.ScanLines(r, file, func(ln int, text string) error { return line(ln, strings.TrimSpace(text)) })
 }
 
+// parseError is a *fabric.ParseError at line ln of file.
+func parseError(file string, ln int, format string, args ...any) error {
+	return &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf(format, args...)}
+}
+
 // clip shortens a line quoted in an error message.
 func clip(s string) string { return fabric.Clip(s, 80) }
 

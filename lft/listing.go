@@ -123,38 +123,35 @@ func (l listing) read(r io.Reader, file string, f *fabric.Fabric) (*Tables, erro
 	cur := fabric.NodeID(-1)
 	seen := map[fabric.NodeID]bool{}
 	listed := map[LID]listedAt{} // the current switch's entries so far
-	perr := func(line int, format string, args ...any) error {
-		return &fabric.ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
 	err := scanLines(r, file, func(ln int, line string) error {
 		kind, err := l.classify(line)
 		if err != nil {
-			return perr(ln, "%v", err)
+			return parseError(file, ln, "%v", err)
 		}
 		switch kind {
 		case headerLine:
 			sw, err := headerSwitch(line, f)
 			if err != nil {
-				return perr(ln, "%v", err)
+				return parseError(file, ln, "%v", err)
 			}
 			if seen[sw] {
-				return perr(ln, "switch %s has two tables", f.Node(sw).GUID)
+				return parseError(file, ln, "switch %s has two tables", f.Node(sw).GUID)
 			}
 			seen[sw], cur = true, sw
 			clear(listed)
 		case entryLine:
 			if cur < 0 {
-				return perr(ln, "LFT entry before any \"Unicast lids … guid\" header")
+				return parseError(file, ln, "LFT entry before any \"Unicast lids … guid\" header")
 			}
 			e, err := parseEntry(line, f.Ports(cur))
 			if err != nil {
-				return perr(ln, "%v", err)
+				return parseError(file, ln, "%v", err)
 			}
 			if strings.HasSuffix(line, unknownOwner) {
 				return nil // no port holds the LID: no destination, nothing to route
 			}
 			if first, dup := listed[e.lid]; dup {
-				return perr(ln, "%s lists LID 0x%04x twice: port %d at line %d, port %d here; a switch forwards a LID to one port: keep one of the lines", f.Name(cur), e.lid, first.port, first.line, e.port)
+				return parseError(file, ln, "%s lists LID 0x%04x twice: port %d at line %d, port %d here; a switch forwards a LID to one port: keep one of the lines", f.Name(cur), e.lid, first.port, first.line, e.port)
 			}
 			listed[e.lid] = listedAt{ln, e.port}
 			e.sw = cur

@@ -90,26 +90,23 @@ func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	lo, hi := t.lids.span()
 	rowOf := map[fabric.NodeID]int{}
 	lineOf := map[fabric.NodeID]int{}
-	perr := func(ln int, format string, args ...any) error {
-		return &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf(format, args...)}
-	}
 	err := scanLines(r, file, func(ln int, line string) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			return nil
 		}
 		sw, first, sls, err := parsePathSLLine(line, f)
 		if err != nil {
-			return perr(ln, "%v", err)
+			return parseError(file, ln, "%v", err)
 		}
 		if prev, dup := lineOf[sw]; dup {
-			return perr(ln, "switch %s listed twice (first at line %d); keep one of the lines", f.Node(sw).GUID, prev)
+			return parseError(file, ln, "switch %s listed twice (first at line %d); keep one of the lines", f.Node(sw).GUID, prev)
 		}
 		last := LID(int(first) + len(sls) - 1)
 		if int(first)+len(sls)-1 > int(t.lids.top) {
-			return perr(ln, "SLs up to LID 0x%04x, but the tables end at LID 0x%04x", int(first)+len(sls)-1, t.lids.top)
+			return parseError(file, ln, "SLs up to LID 0x%04x, but the tables end at LID 0x%04x", int(first)+len(sls)-1, t.lids.top)
 		}
 		if first > lo || last < hi {
-			return perr(ln, "SLs for DLIDs 0x%04x-0x%04x, but the tables hold LIDs 0x%04x-0x%04x: is the line cut short, or written for another LID plan?", first, last, lo, hi)
+			return parseError(file, ln, "SLs for DLIDs 0x%04x-0x%04x, but the tables hold LIDs 0x%04x-0x%04x: is the line cut short, or written for another LID plan?", first, last, lo, hi)
 		}
 		n, row := b.AddSLRow()
 		copy(row[first:], sls)
@@ -133,7 +130,7 @@ func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 		b.SetSLRow(p.Port, n)
 	}
 	if len(missing) > 0 {
-		return nil, perr(0, "incomplete: no line for %s, whose HCA ports hold LIDs; the file needs a line for every such switch (slimroute route writes them all): is it cut short, or from another fabric?", switchList(t, missing))
+		return nil, parseError(file, 0, "incomplete: no line for %s, whose HCA ports hold LIDs; the file needs a line for every such switch (slimroute route writes them all): is it cut short, or from another fabric?", switchList(t, missing))
 	}
 	return b.Tables(), nil
 }

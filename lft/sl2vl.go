@@ -71,7 +71,7 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 		}
 		sw, in, out, vls, err := parseSL2VLLine(line, f)
 		if err != nil {
-			return &fabric.ParseError{File: file, Line: ln, Msg: err.Error()}
+			return parseError(file, ln, "%v", err)
 		}
 		n := f.Node(sw).Ports
 		tab, ok := full[sw]
@@ -80,7 +80,7 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 			full[sw], rows[sw] = tab, make([]int, (n+1)*(n+1))
 		}
 		if prev := rows[sw][in*(n+1)+out]; prev > 0 {
-			return &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf("%s in port %d out port %d listed twice (first at line %d); a switch maps each SL of a port pair to one VL: keep one of the rows", f.Name(sw), in, out, prev)}
+			return parseError(file, ln, "%s in port %d out port %d listed twice (first at line %d); a switch maps each SL of a port pair to one VL: keep one of the rows", f.Name(sw), in, out, prev)
 		}
 		rows[sw][in*(n+1)+out] = ln
 		copy(tab[(in*(n+1)+out)*16:], vls[:])
