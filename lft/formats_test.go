@@ -22,6 +22,12 @@ func programmed(t testing.TB) *lft.Tables {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tablesOn(t, f)
+}
+
+// tablesOn routes f (2 layers, hop-indexed VLs, LMC 1) into tables.
+func tablesOn(t testing.TB, f *fabric.Fabric) *lft.Tables {
+	t.Helper()
 	r, err := layers.Compute(f, layers.Options{Layers: 2, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

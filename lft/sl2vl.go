@@ -89,6 +89,9 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := newCable(t, rows, file); err != nil {
+		return nil, err
+	}
 	if missing := missingSL2VLRows(t, rows); missing != "" {
 		return nil, &fabric.ParseError{File: file, Msg: "incomplete: no row for " + missing + "; the file needs a row for every cabled out port of every switch and every in port that is cabled or 0 (slimroute route writes them all; from the switches, smpquery sl2vl <switch LID> <out port> for every cabled out port): is it cut short, or from another fabric?"}
 	}
@@ -121,6 +124,51 @@ func missingSL2VLRows(t *Tables, rows map[fabric.NodeID][]int) string {
 		return ""
 	}
 	return fewOf(names, "rows or switches")
+}
+
+// newCable reports, as a *NewCableError, the first cabled port (switches
+// in GUID order, ports in order) of a switch with rows that no row names,
+// as in port or out port: it had no cable when the file was written.
+func newCable(t *Tables, rows map[fabric.NodeID][]int, file string) error {
+	for _, sw := range t.SortedSwitches() {
+		at := rows[sw]
+		if at == nil {
+			continue // no rows at all: a switch the file lacks, said below
+		}
+		n := t.f.Ports(sw)
+		for p := 1; p <= n; p++ {
+			peer, cabled := t.f.Peer(fabric.PortRef{Node: sw, Port: p})
+			if cabled && !portNamed(at, n, p) {
+				return &NewCableError{File: file, Port: t.f.PortString(fabric.PortRef{Node: sw, Port: p}), Peer: t.f.PortString(peer)}
+			}
+		}
+	}
+	return nil
+}
+
+// portNamed reports whether a row of a switch with ports 1..n (at: its
+// rows' lines by in*(n+1)+out) names port p as in port or out port.
+func portNamed(at []int, n, p int) bool {
+	for q := 0; q <= n; q++ {
+		if at[p*(n+1)+q] > 0 || at[q*(n+1)+p] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// NewCableError says that a switch port is cabled in the fabric but named
+// by no row of an SL2VL file that has rows for the switch: the cable was
+// plugged in (or moved there) after the file was written, or the file was
+// cut short within the switch's first rows.
+type NewCableError struct {
+	File string
+	Port string // the switch port, fabric.PortString
+	Peer string // what it is cabled to now
+}
+
+func (e *NewCableError) Error() string {
+	return fmt.Sprintf("%s: no row names %s, which is cabled to %s: the cable is new (plugged in or moved after the file was written), or the file was cut short; the file needs its rows (slimroute route writes them all; from the switch, smpquery sl2vl <switch LID> <out port>)", e.File, e.Port, e.Peer)
 }
 
 // missingRowsOf names the rows of switch sw that at (its lines, nil when

@@ -135,6 +135,28 @@ func (t *Tables) SL2VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	return row[out*16+int(sl)]
 }
 
+// MaxVL returns the highest VL the SL-to-VL tables map any SL to, over
+// the port pairs WriteSL2VL writes (every cabled out port, every in port
+// that is cabled or 0): the switches must offer VLs 0..MaxVL.
+func (t *Tables) MaxVL() int {
+	vl := 0
+	for _, sw := range t.switches {
+		n := t.f.Ports(sw)
+		cabled := func(p int) bool {
+			_, ok := t.f.Peer(fabric.PortRef{Node: sw, Port: p})
+			return p == 0 || ok
+		}
+		for out := 1; out <= n; out++ {
+			for in := 0; in <= n && cabled(out); in++ {
+				for sl := uint8(0); sl < 16 && in != out && cabled(in); sl++ {
+					vl = max(vl, int(t.SL2VL(sw, in, out, sl)))
+				}
+			}
+		}
+	}
+	return vl
+}
+
 // SL2VLClass returns the class of in port in of switch sw: in ports of
 // one class have the same SL-to-VL table toward every out port.
 func (t *Tables) SL2VLClass(sw fabric.NodeID, in int) int {
