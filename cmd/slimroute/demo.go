@@ -44,11 +44,12 @@ Example:
 				return err
 			}
 			st := fabric.ComputeStats(f)
-			res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "hops", Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)})
+			cfg := pipeline.Config{Layers: 4, Deadlock: "hops", VLs: 8, Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)}
+			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
 			}
-			sum, routed, err := routeFiles(f, res, false)
+			sum, routed, err := routeFiles(f, cfg, res, false)
 			if err != nil {
 				return err
 			}

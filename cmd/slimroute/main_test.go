@@ -356,6 +356,12 @@ func TestVerifyJudgesRoutesFiles(t *testing.T) {
 // the last field (a path-SL row, one SL per DLID).
 func usedDigits(t *testing.T, path, prefix string) int {
 	t.Helper()
+	return len(digitsIn(t, path, prefix))
+}
+
+// digitsIn is the set of those digits.
+func digitsIn(t *testing.T, path, prefix string) map[rune]bool {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -379,5 +385,5 @@ func usedDigits(t *testing.T, path, prefix string) int {
 			}
 		}
 	}
-	return len(seen)
+	return seen
 }

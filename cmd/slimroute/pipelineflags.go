@@ -42,12 +42,18 @@ func pipelineConfig(c *cli.Context) (pipeline.Config, error) {
 		Workers: runtime.GOMAXPROCS(0)}
 	if c.IsSet("lmc") {
 		cfg.LMC = c.Int("lmc")
-		if 1<<cfg.LMC < cfg.Layers {
-			return cfg, fmt.Errorf("--lmc %d gives each HCA port %d LIDs, but --layers %d needs one per layer: use --lmc %d or more, or --layers %d or fewer",
-				cfg.LMC, 1<<cfg.LMC, cfg.Layers, layers.LMC(cfg.Layers), 1<<cfg.LMC)
-		}
 	}
-	return cfg, nil
+	return cfg, checkLMC(cfg)
+}
+
+// checkLMC refuses an LMC that gives an HCA port fewer LIDs than there
+// are layers.
+func checkLMC(cfg pipeline.Config) error {
+	if cfg.LMC >= 0 && 1<<cfg.LMC < cfg.Layers {
+		return fmt.Errorf("--lmc %d gives each HCA port %d LIDs, but --layers %d needs one per layer: use --lmc %d or more, or --layers %d or fewer",
+			cfg.LMC, 1<<cfg.LMC, cfg.Layers, layers.LMC(cfg.Layers), 1<<cfg.LMC)
+	}
+	return nil
 }
 
 // fabricLIDs puts the fabric file in front of a problem with the LIDs it

@@ -34,6 +34,7 @@ type repairSummary struct {
 	Previous string         `json:"previous"`
 	Repair   repairCounts   `json:"repair"`
 	Verify   *verify.Report `json:"verify"`
+	Settings *routeSettings `json:"settings"` // the previous routing's, carried on
 	Files    []string       `json:"files"`
 }
 
@@ -54,22 +55,48 @@ type repairCounts struct {
 }
 
 // routeFromPrevious repairs the routing route wrote into prevDir for the
-// fabric f, verifies it and writes it into outDir. It reports false, having
-// said why, when the fabric changed in a way a repair cannot follow (a
-// switch added, no VL left, …) or the verifier refuses the result: the
-// caller then recomputes in full. Files it cannot read are an error: the
-// user asked for a repair of those files.
-func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, prevDir, outDir string) (bool, error) {
+// fabric f, verifies it and writes it into outDir. First it merges the
+// previous routing's settings into cfg, for the flags the run left out
+// (isSet tells which it gave). It reports false, having said why, when the
+// run asks for another routing (--layers 8 where the previous has 4), the
+// fabric changed in a way a repair cannot follow (a switch or cable
+// added, no VL left, …), the tables name VLs --vls does not allow, or the
+// verifier refuses the result: the caller then recomputes in full with
+// cfg. Files it cannot read are an error: the user asked for a repair of
+// those files.
+func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string) (bool, error) {
 	refuse := func(format string, args ...any) (bool, error) {
-		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, fmt.Sprintf(format, args...))
+		why := strings.TrimSuffix(fmt.Sprintf(format, args...), "; recompute in full") // the repair's own advice
+		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
 		return false, nil
 	}
+	fail := func(err error) (bool, error) {
+		return false, fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
+	}
+	settings, err := readSettings(prevDir)
+	if err != nil {
+		return fail(err)
+	}
+	conflict, err := reconcile(settings, cfg, isSet)
+	if err != nil {
+		return fail(err)
+	}
+	if err := checkLMC(*cfg); err != nil {
+		return false, err
+	}
+	if conflict != "" {
+		return refuse("%s", conflict)
+	}
 	prev, gone, err := readPrevious(prevDir, f)
-	if isNew := (*lft.NewSwitchError)(nil); errors.As(err, &isNew) {
+	isNew, isCable := (*lft.NewSwitchError)(nil), (*lft.NewCableError)(nil)
+	if errors.As(err, &isNew) || errors.As(err, &isCable) {
 		return refuse("%v", err)
 	}
 	if err != nil {
-		return false, fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
+		return fail(err)
+	}
+	if vl := prev.MaxVL(); vl >= max(cfg.VLs, 1) {
+		return refuse("its SL2VL tables map SLs to VL %d, and --vls %d allows VLs 0..%d", vl, cfg.VLs, cfg.VLs-1)
 	}
 	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now})
 	if err != nil {
@@ -83,7 +110,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg pipeline.Config, pre
 	if !rep.Acyclic() {
 		return refuse("the repaired tables have a credit loop: %s", rep.CycleString())
 	}
-	sum := &repairSummary{Previous: prevDir, Verify: rep, Repair: repairCounts{
+	sum := &repairSummary{Previous: prevDir, Verify: rep, Settings: settingsOf(*cfg), Repair: repairCounts{
 		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, GoneLIDs: st.GoneLIDs,
 		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, SwitchesGone: gone.GoneSwitches()}}
 	for _, sp := range st.Spares {

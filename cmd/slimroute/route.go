@@ -42,6 +42,7 @@ type routeSummary struct {
 	} `json:"lids"`
 	Verify      *verify.Report `json:"verify"`
 	Unreachable []string       `json:"unreachable,omitempty"`
+	Settings    *routeSettings `json:"settings"` // what the run asked for (--previous reads it)
 	Files       []string       `json:"files"`
 }
 
@@ -69,7 +70,7 @@ Examples:
 			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
-			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left); DIR missing or a file in it that does not read is an error"},
+			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left, SL2VL tables naming a VL --vls lacks, a routing flag given that differs from the previous routing's); flags left out take the previous routing's values (its summary.json); DIR missing or a file in it that does not read is an error"},
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := pipelineConfig(c)
@@ -96,7 +97,7 @@ Examples:
 			}
 			lap("load_ms")
 			if prev := c.String("previous"); prev != "" {
-				if done, err := routeFromPrevious(c.App.Writer, f, cfg, prev, c.String("output")); done || err != nil {
+				if done, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output")); done || err != nil {
 					return err
 				}
 			}
@@ -116,7 +117,7 @@ Examples:
 				fmt.Fprintf(c.App.ErrWriter, "slimroute: writing about %s to %s (opensm-lfts.txt has a line per switch and LID: %d × %d); fewer layers make it smaller\n",
 					humanBytes(size), dir, len(res.Tables.Switches()), int(res.LIDs.Top()))
 			}
-			sum, files, err := routeFiles(f, res, c.Bool("ibdmchk"))
+			sum, files, err := routeFiles(f, cfg, res, c.Bool("ibdmchk"))
 			if err != nil {
 				return err
 			}
@@ -134,11 +135,11 @@ Examples:
 	}
 }
 
-// routeFiles lists the files of a routing run, summary.json last, and
-// returns the summary that file holds.
-func routeFiles(f *fabric.Fabric, res *pipeline.Result, ibdm bool) (*routeSummary, []outputFile, error) {
+// routeFiles lists the files of a routing run with settings cfg,
+// summary.json last, and returns the summary that file holds.
+func routeFiles(f *fabric.Fabric, cfg pipeline.Config, res *pipeline.Result, ibdm bool) (*routeSummary, []outputFile, error) {
 	r, a, lids, tab, rep := res.Routing, res.Assignment, res.LIDs, res.Tables, res.Verify
-	sum := &routeSummary{}
+	sum := &routeSummary{Settings: settingsOf(cfg)}
 	sum.Fabric = fabric.ComputeStats(f)
 	sum.Layers, sum.Bounds, sum.Stats, sum.Trees = r.NumLayers(), r.Bounds.String(), r.Stats, r.Trees
 	sum.Deadlock.Scheme = string(a.Scheme)

@@ -34,12 +34,13 @@ func TestRouteSizeEstimateIsClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := pipeline.Run(f, pipeline.Config{Layers: c.layers, Deadlock: "auto", LMC: -1, Seed: 1})
+		cfg := pipeline.Config{Layers: c.layers, Deadlock: "auto", LMC: -1, Seed: 1}
+		res, err := pipeline.Run(f, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		_, files, err := routeFiles(f, res, false)
+		_, files, err := routeFiles(f, cfg, res, false)
 		if err != nil {
 			t.Fatal(err)
 		}
