@@ -249,6 +249,7 @@ func elementLines(data []byte) (nodes, links []int) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, nil
 	}
+	line, seen := 1, int64(0) // the line of offset seen
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -271,7 +272,9 @@ func elementLines(data []byte) (nodes, links []int) {
 			for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
 				off++
 			}
-			lines = append(lines, lineAt(data, off))
+			line += bytes.Count(data[seen:off], []byte("\n")) // counted on from the last element, not from the start
+			seen = off
+			lines = append(lines, line)
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
 				return nodes, links
