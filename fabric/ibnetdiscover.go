@@ -33,7 +33,7 @@ import (
 
 // ReadIBNetDiscover reads ibnetdiscover topology output.
 func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
-	lines, err := readLines(r, file)
+	lines, err := readLines(r, file, "ibnetdiscover topology")
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func checkIBSimName(name string) error {
 // GUIDs are assigned the way ibsim assigns them, so the result names the
 // same GUIDs a simulation of the file shows.
 func ReadIBSimNet(r io.Reader, file string) (*Fabric, error) {
-	lines, err := readLines(r, file)
+	lines, err := readLines(r, file, "ibsim net file")
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"slimroute/internal/parseerr"
 )
 
 // jsonFormat is the value of the "format" field of slimroute's JSON fabric
@@ -93,7 +95,10 @@ func speedString(s Speed) string {
 
 // ReadJSON reads a fabric written by WriteJSON. Unknown fields are errors.
 func ReadJSON(r io.Reader, file string) (*Fabric, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(parseerr.Capped(r, file, maxDescription, "JSON fabric"))
+	if pe := (*ParseError)(nil); errors.As(err, &pe) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}

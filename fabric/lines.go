@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"slimroute/internal/parseerr"
 )
 
 // MaxLine bounds one input line of every text reader; longer lines are
@@ -32,15 +34,27 @@ func ScanLines(r io.Reader, file string, line func(ln int, text string) error) e
 		if errors.Is(err, bufio.ErrTooLong) {
 			return &ParseError{File: file, Line: ln + 1, Msg: fmt.Sprintf("line longer than %d bytes; is this a text file?", MaxLine)}
 		}
+		if pe := (*ParseError)(nil); errors.As(err, &pe) {
+			return err // names the file already (parseerr.Capped)
+		}
 		return fmt.Errorf("reading %s: %w", file, err)
 	}
 	return nil
 }
 
-// readLines reads r into numbered lines (ScanLines).
-func readLines(r io.Reader, file string) ([]string, error) {
+// MaxDescription bounds the files a reader keeps whole (fabric
+// descriptions, node-name-maps): the largest fabric slimroute builds is a
+// few tens of MiB in any format.
+const MaxDescription = 256 << 20
+
+// maxDescription is MaxDescription, lowered by tests.
+var maxDescription int64 = MaxDescription
+
+// readLines reads r into numbered lines (ScanLines); what names the kind
+// of file for the error past MaxDescription.
+func readLines(r io.Reader, file, what string) ([]string, error) {
 	var lines []string
-	err := ScanLines(r, file, func(_ int, text string) error {
+	err := ScanLines(parseerr.Capped(r, file, maxDescription, what), file, func(_ int, text string) error {
 		lines = append(lines, text)
 		return nil
 	})

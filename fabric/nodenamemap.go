@@ -24,7 +24,7 @@ type NodeNameMap struct {
 
 // ReadNodeNameMap reads a node-name-map file.
 func ReadNodeNameMap(r io.Reader, file string) (NodeNameMap, error) {
-	lines, err := readLines(r, file)
+	lines, err := readLines(r, file, "node-name-map")
 	if err != nil {
 		return NodeNameMap{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -426,5 +427,29 @@ func TestFlagsMayFollowArguments(t *testing.T) {
 		if got := runCLI(args...); got != want {
 			t.Errorf("%q: status %d, %d bytes (want %d), stderr %q", args, got.status, len(got.stdout), len(want.stdout), got.stderr)
 		}
+	}
+}
+
+// TestVerifyStreamsTheTables: verify --lfts given a sparse file of 8 GiB
+// (a disk image named by mistake) refuses it at its first line, having
+// read no more than a line's limit, instead of asking for a buffer of the
+// file's size.
+func TestVerifyStreamsTheTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 8<<30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, stderr, err := runAppErr("verify", "--slimfly", "3", "--lfts", path)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(stderr, path+":1: line longer than") {
+		t.Fatalf("want the file refused at line 1: %v %s", err, stderr)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Fatalf("verify allocated %d MiB to refuse it", n>>20)
 	}
 }

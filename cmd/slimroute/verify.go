@@ -81,15 +81,20 @@ Examples:
 // readTables reads the LFTs (OpenSM's dump or ibroute's output, told apart
 // by their first table header) and adds the path SLs and SL2VL tables.
 func readTables(f *fabric.Fabric, lfts, psl, sl2vl string) (*lft.Tables, error) {
-	data, err := os.ReadFile(lfts)
+	fh, err := os.Open(lfts)
 	if err != nil {
 		return nil, err
 	}
+	defer fh.Close()
+	// the first table header tells the formats apart; the tables stream
+	// (a dump may run to gigabytes)
+	br := bufio.NewReaderSize(fh, 64<<10)
+	head, _ := br.Peek(64 << 10)
 	read := lft.ReadOpenSMLFTs
-	if isIBRoute(data) {
+	if isIBRoute(head) {
 		read = lft.ReadIBRoute
 	}
-	t, err := read(bytes.NewReader(data), lfts, f)
+	t, err := read(br, lfts, f)
 	if err != nil {
 		return nil, err
 	}

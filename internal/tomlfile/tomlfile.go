@@ -14,9 +14,16 @@ import (
 	"slimroute/internal/parseerr"
 )
 
+// maxBytes bounds a TOML file: the decoder keeps it whole, and slimroute's
+// specs and settings are a few hundred bytes.
+var maxBytes int64 = 16 << 20
+
 // Decode reads r into v. known lists the valid keys for the error message.
 func Decode(r io.Reader, file string, v any, known string) error {
-	md, err := toml.NewDecoder(r).Decode(v)
+	md, err := toml.NewDecoder(parseerr.Capped(r, file, maxBytes, "spec or settings file")).Decode(v)
+	if pe := (*parseerr.Error)(nil); errors.As(err, &pe) && pe.Line == 0 {
+		return err // the file is too long (parseerr.Capped)
+	}
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {

@@ -77,3 +77,30 @@ func TestTypeMismatchNamesTheFile(t *testing.T) {
 		t.Errorf("error %v: want one starting with the file name and naming the key", err)
 	}
 }
+
+// zeros is an input of NUL bytes that never ends, counting what was read.
+type zeros struct{ count int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.count += int64(len(p))
+	return len(p), nil
+}
+
+// TestDecodeRefusesEndlessInput: a TOML file that never ends (/dev/zero
+// given as a spec) is refused once past the limit (lowered to 1 MiB
+// here), naming the file, instead of read until memory runs out.
+func TestDecodeRefusesEndlessInput(t *testing.T) {
+	defer func(m int64) { maxBytes = m }(maxBytes)
+	maxBytes = 1 << 20
+	in := &zeros{}
+	var c config
+	err := Decode(in, "zero.toml", &c, known)
+	var pe *parseerr.Error
+	if !errors.As(err, &pe) || pe.File != "zero.toml" || !strings.Contains(pe.Msg, "longer than") {
+		t.Fatalf("want the file refused as too long: %v", err)
+	}
+	if in.count > maxBytes+1<<20 {
+		t.Fatalf("read %d bytes with a limit of %d", in.count, maxBytes)
+	}
+}
