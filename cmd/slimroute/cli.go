@@ -19,12 +19,19 @@ const exitFailed = 2
 // exit status. Errors are printed to stderr as one headline, details
 // indented below it.
 func run(args []string, stdout, stderr io.Writer) int {
-	app := newApp(stdout, stderr)
+	out := &trackedWriter{w: stdout}
+	app := newApp(out, stderr)
 	err := runArgs(app, args)
+	var status exitStatus
+	if out.err != nil && (err == nil || errors.As(err, &status)) {
+		// a report that did not reach standard output (a full disk, a
+		// closed pipe) is a failure, whatever the command found
+		fmt.Fprintf(stderr, "slimroute: writing standard output: %v\n", out.err)
+		return max(int(status), exitFailed)
+	}
 	if err == nil {
 		return 0
 	}
-	var status exitStatus
 	if errors.As(err, &status) {
 		return int(status) // the command said what it had to
 	}
@@ -270,4 +277,18 @@ func usageError(path []string, cmd *cli.Command, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %v (%s --help explains the flags)", where, err, where)
+}
+
+// trackedWriter passes writes on to w and keeps the first error.
+type trackedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackedWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return n, err
 }
