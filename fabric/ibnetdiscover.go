@@ -154,7 +154,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		return k
 	}
 	halves = missingRecords(halves, ids, names, errs)
-	links := pairHalves(halves, ids, names, errs)
+	links := pairHalves(halves, nil, ids, names, errs)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}

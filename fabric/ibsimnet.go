@@ -112,6 +112,7 @@ func ReadIBSimNet(r io.Reader, file string) (*Fabric, error) {
 		baseGUID: map[Kind]GUID{Switch: ibsimSwitchGUIDBase, HCA: ibsimHCAGUIDBase},
 		owners:   map[GUID]int{},
 		cur:      -1,
+		badPorts: map[portKey]bool{},
 	}
 	for i, line := range lines {
 		p.line(i+1, line)
@@ -121,7 +122,7 @@ func ReadIBSimNet(r io.Reader, file string) (*Fabric, error) {
 	} else if len(p.nodes) > 0 {
 		requireSwitch(p.nodes, p.errs)
 	}
-	links := pairHalves(p.halves, p.ids, func(k string) string { return k }, p.errs)
+	links := pairHalves(p.halves, p.badPorts, p.ids, func(k string) string { return k }, p.errs)
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
@@ -150,6 +151,8 @@ type netParser struct {
 	cur     NodeID // node whose port lines are being read, or -1
 	curID   string
 	refused bool // inside the record of a header refused
+
+	badPorts map[portKey]bool // ports whose line was refused: their cable's other end is not one-sided
 }
 
 // line reads line number ln: a port or comment line inside a node record,
@@ -193,6 +196,9 @@ func (p *netParser) line(ln int, line string) {
 func (p *netParser) port(ln int, line string) {
 	h, ok := parseIBSimPort(line, ln, p.curID, &p.nodes[p.cur], p.errs)
 	if !ok {
+		if h.localPort > 0 {
+			p.badPorts[portKey{h.local, h.localPort}] = true
+		}
 		return
 	}
 	if h.width == 0 {
@@ -337,36 +343,49 @@ func parseIBSimPort(line string, ln int, nodeID string, n *Node, errs *errorList
 		errs.add(ln, "port %d of %q: the node has ports 1..%d; raise the port count in its header or fix the port number", p, nodeID, n.Ports)
 		return halfLink{}, false
 	}
+	own := halfLink{local: nodeID, localPort: p, line: ln} // what a refusal names
+	rest = strings.TrimLeft(rest, " \t")
+	quotedFirst := strings.HasPrefix(rest, `"`)
 	remote, rest, ok := quoted(rest)
-	if !ok || remote == "" {
-		errs.add(ln, "port %d of %q: missing remote node id in double quotes", p, nodeID)
-		return halfLink{}, false
+	if !quotedFirst || !ok || remote == "" {
+		errs.add(ln, "port %d of %q: want the remote node id in double quotes right after [%d]", p, nodeID, p)
+		return own, false
 	}
 	rp := 1 // ibsim's default when no remote port is given
-	if strings.HasPrefix(strings.TrimLeft(rest, " \t"), "[") {
+	if strings.HasPrefix(rest, "[") {
 		v, r, ok := bracketNum(rest)
 		if !ok || v < 1 || v > MaxPorts {
 			errs.add(ln, "port %d of %q: bad remote port; want [1..%d] after the remote node id", p, nodeID, MaxPorts)
-			return halfLink{}, false
+			return own, false
 		}
 		rp, rest = v, r
 	}
+	if rest != "" && !strings.ContainsRune(" \t#", rune(rest[0])) {
+		errs.add(ln, "port %d of %q: %q after the remote node id; want [<remote port>], then w=/s= options or a # comment", p, nodeID, Clip(rest, 20))
+		return own, false
+	}
 	h := halfLink{local: nodeID, localPort: p, remote: remote, remotePort: rp, line: ln}
+	if k := strings.IndexByte(rest, '#'); k >= 0 {
+		rest = rest[:k] // a comment (ibnetdiscover's lid, lmc, description)
+	}
+	seen := map[byte]bool{}
 	for _, tok := range strings.Fields(rest) {
-		k := strings.IndexByte(tok, '=')
-		if k < 0 {
-			continue // lid/lmc words and ibnetdiscover comments carry no option
-		}
-		v, err := parseUint(tok[k+1:], 8)
+		v, err := parseUint(tok[min(2, len(tok)):], 8)
 		switch {
-		case strings.HasPrefix(tok, "w") && err == nil && v >= 1 && v <= 15:
+		case len(tok) < 2 || tok[1] != '=' || seen[tok[0]]:
+		case tok[0] == 'w' && err == nil && v >= 1 && v <= 15:
 			h.width = widthFromIBSimMask(int(v))
-		case strings.HasPrefix(tok, "s") && err == nil && v >= 1 && v <= 7:
+			seen['w'] = true
+			continue
+		case tok[0] == 's' && err == nil && v >= 1 && v <= 7:
 			h.speed = speedFromIBSimMask(int(v))
-		default:
-			errs.add(ln, "port %d of %q: bad port option %q; ibsim takes w=<1..15> and s=<1..7>", p, nodeID, tok)
-			return halfLink{}, false
+			seen['s'] = true
+			continue
 		}
+		// the cable itself is read: its other end is not reported as
+		// listed on one side only
+		errs.add(ln, "port %d of %q: bad port option %q; ibsim takes w=<1..15> and s=<1..7>, each once", p, nodeID, Clip(tok, 20))
+		break
 	}
 	return h, true
 }

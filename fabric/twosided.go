@@ -19,10 +19,12 @@ type portKey struct {
 	port int
 }
 
-// pairHalves matches the two records of every link. ids maps node keys to
-// NodeIDs; names gives the human name of a key for messages. Problems go to
-// errs with the line of the offending record.
-func pairHalves(halves []halfLink, ids map[string]NodeID, names func(string) string, errs *errorList) []Link {
+// pairHalves matches the two records of every link. bad holds the ports
+// whose line was refused (an error already names it): a record pointing at
+// one is not reported again as one-sided. ids maps node keys to NodeIDs;
+// names gives the human name of a key for messages. Problems go to errs
+// with the line of the offending record.
+func pairHalves(halves []halfLink, bad map[portKey]bool, ids map[string]NodeID, names func(string) string, errs *errorList) []Link {
 	at := make(map[portKey]int, len(halves))
 	for i, h := range halves {
 		k := portKey{h.local, h.localPort}
@@ -49,6 +51,9 @@ func pairHalves(halves []halfLink, ids map[string]NodeID, names func(string) str
 			continue
 		}
 		j, ok := at[portKey{h.remote, h.remotePort}]
+		if !ok && bad[portKey{h.remote, h.remotePort}] {
+			continue
+		}
 		if !ok {
 			errs.add(h.line, "%q[%d] -> %q[%d] is listed on one side only; add the line [%d] %q[%d] to the record of %q",
 				names(h.local), h.localPort, names(h.remote), h.remotePort, h.remotePort, h.local, h.localPort, names(h.remote))
