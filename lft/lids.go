@@ -206,8 +206,12 @@ func fromFabric(f *fabric.Fabric, switches, hcas []fabric.PortRef, lmc uint8, li
 			}
 		}
 		if pl.Base&(LID(1)<<pl.LMC-1) != 0 {
-			return nil, &FabricLIDsError{fmt.Sprintf("%s: LID 0x%04x is not aligned to LMC %d (%s): have the SM assign LIDs with LMC %d (OpenSM: -l %d) and discover again, route fewer layers, or let slimroute assign LIDs (leave out --lids-from-fabric)",
-				f.PortString(p), pl.Base, pl.LMC, from, pl.LMC, pl.LMC)}
+			fewer := "" // fewer layers help only when the layers set the LMC
+			if a.LMC == 0 || p.Port == 0 {
+				fewer = fmt.Sprintf(", route at most %d layers (--layers %d: its LID is aligned to that many)", 1<<bits.TrailingZeros16(uint16(pl.Base)), 1<<bits.TrailingZeros16(uint16(pl.Base)))
+			}
+			return nil, &FabricLIDsError{fmt.Sprintf("%s: LID 0x%04x is not aligned to LMC %d (%s): have the SM assign LIDs with LMC %d (OpenSM: -l %d) and discover again%s, or let slimroute assign LIDs (leave out --lids-from-fabric)",
+				f.PortString(p), pl.Base, pl.LMC, from, pl.LMC, pl.LMC, fewer)}
 		}
 		if pl.Top() > limit {
 			return nil, &FabricLIDsError{fmt.Sprintf("%s: LID 0x%04x is beyond the usable LIDs (up to 0x%04x)", f.PortString(p), pl.Top(), limit)}

@@ -176,6 +176,7 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		// parameters that do not go together
 		{[]string{"route", "--slimfly", "3", "--lmc", "1", "--layers", "4", "-o", outdir}, []string{"--lmc 1", "--layers 4", "--lmc 2 or more", "--layers 2 or fewer"}},
 		{[]string{"route", "--slimfly", "3", "--min-len", "3", "-o", outdir}, []string{"set both or neither"}},
+		{[]string{"route", "--slimfly", "3", "--lids-from-fabric", "-o", outdir}, []string{"--lids-from-fabric", "give --fabric FILE"}},
 		{[]string{"topo", "slimfly", "--q", "6", "-o", out}, []string{"q=6 has no Slim Fly"}},
 		{[]string{"topo", "slimfly", "--q", "5", "--format", "xml", "-o", out}, []string{`--format "xml"`}},
 		{[]string{"export", "--slimfly", "3", "--format", "erf", "-o", out}, []string{`--format "erf": want pcap`}},
@@ -368,6 +369,15 @@ func TestAdviceInErrorsWorks(t *testing.T) {
 	if o := runCLI("topo", "slimfly", "--q", "3", "-f", "json", "-o", json); o.status != 0 {
 		t.Fatal(o.stderr)
 	}
+	// LIDs an SM assigned with LMC 1, the description giving no lmc: four
+	// layers need them aligned to 4, two do with them as they are
+	sf, err := slimfly.Build(slimfly.Params{Q: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lmc1 := filepath.Join(dir, "lmc1.json")
+	text := strings.ReplaceAll(string(fabricJSON(t, withLIDs(t, sf, 1))), `"lmc": 1`, `"lmc": 0`)
+	os.WriteFile(lmc1, []byte(text), 0o644)
 	// the fat tree's four-hop routes need the hop-indexed scheme's fourth VL
 	fattree := []string{"route", "--config", "../../testdata/specs/fattree-3level.toml", "--vls", "3"}
 	for _, c := range []struct {
@@ -378,6 +388,7 @@ func TestAdviceInErrorsWorks(t *testing.T) {
 		{[]string{"route", "--fabric", ring, "--vls", "3"}, [][]string{{"--vls", "4"}}},
 		{[]string{"route", "--slimfly", "3", "--lmc", "1", "--layers", "4"}, [][]string{{"--lmc", "2"}, {"--layers", "2"}}},
 		{[]string{"topo", "stats", "--fabric", json, "--in-format", "ibsim"}, [][]string{{"--in-format", "json"}}},
+		{[]string{"route", "--fabric", lmc1, "--lids-from-fabric", "--layers", "4"}, [][]string{{"--layers", "2"}}},
 	} {
 		o := runCLI(append(c.args, "-o", filepath.Join(dir, "out"))...)
 		if c.args[1] == "stats" {

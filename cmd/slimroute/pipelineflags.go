@@ -43,6 +43,9 @@ func pipelineConfig(c *cli.Context) (pipeline.Config, error) {
 	if c.IsSet("lmc") {
 		cfg.LMC = c.Int("lmc")
 	}
+	if cfg.LIDsFromFabric && c.String("fabric") == "" {
+		return cfg, errors.New("--lids-from-fabric takes the LIDs an SM assigned from the file --fabric names (ibnetdiscover output after the SM ran): give --fabric FILE, or leave out --lids-from-fabric to let slimroute assign LIDs")
+	}
 	return cfg, checkLMC(cfg)
 }
 
