@@ -8,9 +8,8 @@ import (
 	"slimroute/fabric"
 )
 
-// maxRackUnits bounds rack heights (the tallest racks sold have ~60 units),
-// so that a mistyped position cannot make the layout allocate without end.
-const maxRackUnits = 100
+// maxRackUnits bounds rack heights (fabric.MaxRackUnits).
+const maxRackUnits = fabric.MaxRackUnits
 
 // layout gives every node that stands in a rack but has no rack unit a
 // default one, so that the sheets, labels and cable lengths can say where

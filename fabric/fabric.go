@@ -65,6 +65,15 @@ type PortRef struct {
 	Port int
 }
 
+// Placement bounds: the tallest racks sold have about 60 units, and a
+// fabric of MaxRack racks is far beyond any machine room, so that a
+// mistyped position cannot give cables of a million kilometres or make a
+// layout allocate without end.
+const (
+	MaxRack      = 100000
+	MaxRackUnits = 100
+)
+
 // Placement says where a node stands. Racks and rack units count from 1;
 // zero means "not placed".
 type Placement struct {

@@ -130,6 +130,9 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		default:
 			errs.add(line, "nodes[%d] (%q): kind %q; want \"switch\" or \"hca\"", i, jn.Name, jn.Kind)
 		}
+		if jn.Rack < 0 || jn.Rack > MaxRack || jn.U < 0 || jn.U > MaxRackUnits {
+			errs.add(line, "nodes[%d] (%q): rack %d, u %d; want a rack of 1..%d and a unit of 1..%d (0 or left out: not placed)", i, jn.Name, jn.Rack, jn.U, MaxRack, MaxRackUnits)
+		}
 		if jn.Ports < 1 || jn.Ports > MaxPorts {
 			errs.add(line, "nodes[%d] (%q): ports %d; a node has ports 1..%d (port numbers are 8 bit, 255 is reserved)", i, jn.Name, jn.Ports, MaxPorts)
 		}

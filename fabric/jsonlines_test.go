@@ -75,7 +75,7 @@ func TestJSONErrorsNameTheElementsLine(t *testing.T) {
 		key, i, what := "links", 1+rng.IntN(len(links)-1), ""
 		link := links[i].(map[string]any)
 		end := link["a"].(map[string]any)
-		switch kind := rng.IntN(7); kind {
+		switch kind := rng.IntN(9); kind {
 		case 0:
 			end["port"], what = 9+rng.IntN(200), "which has ports"
 		case 1:
@@ -95,6 +95,10 @@ func TestJSONErrorsNameTheElementsLine(t *testing.T) {
 				node["kind"], what = "router", "want \"switch\" or \"hca\""
 			case 6:
 				node["guid"], what = "0xnothex", "invalid GUID"
+			case 7: // a rack far past any machine room, or before the first
+				node["rack"], what = []int{-1 - rng.IntN(9), MaxRack + 1 + rng.IntN(1<<30)}[rng.IntN(2)], "want a rack of 1.."
+			case 8:
+				node["u"], what = []int{-1, MaxRackUnits + 1 + rng.IntN(1000)}[rng.IntN(2)], "a unit of 1.."
 			}
 		}
 		text, err := json.MarshalIndent(doc, "", "  ")

@@ -108,8 +108,8 @@ func (s Spec) check() error {
 	default:
 		return fmt.Errorf("kind = %q: want \"slimfly\", \"clos\" or \"kary-ntree\"", s.Kind)
 	}
-	if s.Racks.Units < 0 {
-		return fmt.Errorf("racks.units = %d: want the rack height in units, e.g. 42", s.Racks.Units)
+	if s.Racks.Units < 0 || s.Racks.Units > fabric.MaxRackUnits {
+		return fmt.Errorf("racks.units = %d: want the rack height in units, 1..%d, e.g. 42", s.Racks.Units, fabric.MaxRackUnits)
 	}
 	if strings.ContainsAny(s.Naming.Prefix, "\"#@\n") {
 		return fmt.Errorf("naming.prefix = %q: node names cannot contain \" # @ or newlines", s.Naming.Prefix)

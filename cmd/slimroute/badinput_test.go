@@ -125,6 +125,7 @@ func inputs(t *testing.T, dir string) map[string]string {
 		"empty.ibsim":   nil,
 		"pods.toml":     []byte("kind = \"clos\"\nradix = 16\n[clos]\nlevels = 3\npods = -4\n"),
 		"uplinks.toml":  []byte("kind = \"clos\"\nradix = 16\n[clos]\nlevels = 3\nspine_uplinks = 100\n"),
+		"units.toml":    []byte("kind = \"slimfly\"\n[slimfly]\nq = 5\n[racks]\nunits = 4294967296\n"),
 	}
 	paths := map[string]string{}
 	for name, data := range files {
@@ -199,6 +200,7 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		{[]string{"topo", "stats", "--fabric", p["empty.ibsim"]}, []string{p["empty.ibsim"], "is this an ibsim net file?"}},
 		{[]string{"topo", "--config", p["pods.toml"]}, []string{p["pods.toml"], "pods=-4", "want 0 (the default) or more"}},
 		{[]string{"topo", "--config", p["uplinks.toml"]}, []string{p["uplinks.toml"], "spine_uplinks=100", "want 1..15"}},
+		{[]string{"topo", "--config", p["units.toml"]}, []string{p["units.toml"], "racks.units = 4294967296", "1..100"}},
 		{[]string{"topo", "clos", "--levels", "3", "--radix", "8", "--spine-uplinks", "8", "-o", out}, []string{"--spine-uplinks 8", "want 1..7"}},
 	}
 	// every command that reads --fabric, on every kind of broken file

@@ -54,7 +54,7 @@ var numberRanges = map[string]numRange{
 	"row-pitch":       metres,
 	"copper-max":      metres,
 	"racks-per-row":   {0, 100000, false, "0 (one row) or 1..100000 racks per row"},
-	"rack-units":      {1, 1000, false, "a rack height of 1..1000 units"},
+	"rack-units":      {1, fabric.MaxRackUnits, false, "a rack height of 1..100 units"},
 	"levels":          {2, 3, false, "2 (leaf/spine) or 3 (leaf/spine/core)"},
 	"hosts-per-leaf":  closCount,
 	"leaf-uplinks":    closCount,
