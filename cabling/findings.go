@@ -46,6 +46,7 @@ func (g *portGraph) findings() []Finding {
 // contradiction: that is how replaced devices are found.)
 func (g *portGraph) misnamedFindings() []Finding {
 	var out []Finding
+	named := g.hostsNamed()
 	for p := range g.nPlan {
 		d := g.id.toFound[p]
 		if m := g.id.method[p]; d < 0 || m == ByDescription || m == ByGUID {
@@ -56,6 +57,10 @@ func (g *portGraph) misnamedFindings() []Finding {
 		// (fabric's uniqueNames): it is still the description
 		desc := strings.TrimSuffix(n.Name, fmt.Sprintf(" (%s)", n.GUID))
 		q, ok := g.plan.NodeByName(desc)
+		if !ok && named && n.Kind == fabric.HCA {
+			out = append(out, g.unconfirmedFinding(fabric.NodeID(p), n, desc))
+			continue
+		}
 		if !ok || int(q) == p {
 			continue
 		}
@@ -67,6 +72,39 @@ func (g *portGraph) misnamedFindings() []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// hostsNamed reports whether the discovery names its hosts as the plan
+// does: at least as many planned HCAs were identified by description or
+// GUID as by their cable alone. Then a host found only by its cable is
+// suspect (unconfirmedFinding); otherwise every host is (its description
+// a host name, its GUID unknown to the plan), and a stranger in a host's
+// port cannot be told from the host.
+func (g *portGraph) hostsNamed() bool {
+	named, cabled := 0, 0
+	for p := range g.nPlan {
+		if g.plan.Node(fabric.NodeID(p)).Kind != fabric.HCA || g.id.toFound[p] < 0 {
+			continue
+		}
+		if m := g.id.method[p]; m == ByDescription || m == ByGUID {
+			named++
+		} else {
+			cabled++
+		}
+	}
+	return named > 0 && named >= cabled
+}
+
+// unconfirmedFinding reports planned host p, found only by its cable as
+// the discovered node n with description desc, in a discovery whose other
+// hosts carry their planned names or GUIDs: it may be p renamed or with a
+// new adapter, or another host in p's port.
+func (g *portGraph) unconfirmedFinding(p fabric.NodeID, n fabric.Node, desc string) Finding {
+	name := g.name(int(p))
+	instr := fmt.Sprintf("%s was not found by name or GUID; the device cabled in its place calls itself %q (GUID %s), while the other hosts carry their planned names or GUIDs: "+
+		"if it is %s (renamed, or with a new adapter), set its node description to %q or map GUID %s to it with --node-name-map; otherwise it is a host the plan does not have — unplug it and cable %s there",
+		g.placeName(int(p)), desc, n.GUID, name, name, n.GUID, name)
+	return Finding{Kind: Unconfirmed, Rack: g.rack(int(p)), Node: name, Nodes: appendNames(nil, name, desc), Instruction: instr, Actions: []Action{}}
 }
 
 // absentGroup is the absent nodes one finding reports: a switch with the

@@ -96,3 +96,58 @@ func instructionsOf(rep *cabling.Report) string {
 	}
 	return b.String()
 }
+
+// TestAStrangerInAPlannedHostsPortIsNotClean cables every plan exactly as
+// planned, then gives the device in one planned host's place a name and a
+// GUID the plan does not know (another host plugged into its port), and
+// reads the fabric back from ibnetdiscover text. Every cable is as
+// planned, but the other hosts carry their planned names, so the report
+// must not be clean: it has an unconfirmed finding for that host, which
+// names the stranger and asks for no physical step. With the host's
+// planned GUID kept it is the planned adapter, renamed: clean. And when
+// every host has a name and GUID the plan does not know (host names on
+// site, adapters the plan could not know), a stranger cannot be told from
+// a host: clean, every host found by its cable.
+func TestAStrangerInAPlannedHostsPortIsNotClean(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 0))
+	for _, fab := range wiringfaults.Plans {
+		p := plan(t, fab)
+		var buf bytes.Buffer
+		if err := fabric.WriteIBNetDiscover(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		hcas := p.IDsOf(fabric.HCA)
+		for k := range 6 {
+			x := p.Node(hcas[rng.IntN(len(hcas))])
+			stranger := fmt.Sprintf("stranger-%d", k)
+			what := fmt.Sprintf("%s: %s's port holds %q", fab, x.Name, stranger)
+			if rep := verifyText(t, p, renamed(t, buf.String(), x, stranger, false)); !rep.Clean() {
+				t.Fatalf("%s with the planned GUID: not clean:%s", what, instructionsOf(rep))
+			}
+			rep := verifyText(t, p, renamed(t, buf.String(), x, stranger, true))
+			if rep.Clean() || rep.AsPlanned != rep.Planned {
+				t.Fatalf("%s: clean %v, %d of %d cables as planned", what, rep.Clean(), rep.AsPlanned, rep.Planned)
+			}
+			if len(rep.Findings) != 1 || rep.Findings[0].Kind != cabling.Unconfirmed || rep.Findings[0].Node != x.Name ||
+				len(rep.Findings[0].Actions) != 0 || !strings.Contains(rep.Findings[0].Instruction, fmt.Sprintf("%q", stranger)) {
+				t.Fatalf("%s: want one unconfirmed finding for it:%s", what, instructionsOf(rep))
+			}
+		}
+		text := buf.String()
+		for i, h := range hcas {
+			text = renamed(t, text, p.Node(h), fmt.Sprintf("node%03d mlx5_0", i), true)
+		}
+		if rep := verifyText(t, p, text); !rep.Clean() {
+			t.Fatalf("%s, every host with a site name and adapter: not clean:%s", fab, instructionsOf(rep))
+		}
+	}
+}
+
+func verifyText(t *testing.T, p *fabric.Fabric, text string) *cabling.Report {
+	t.Helper()
+	found, err := fabric.ReadIBNetDiscover(strings.NewReader(text), "found")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cabling.Verify(p, found)
+}

@@ -33,6 +33,7 @@ const (
 	UnknownNode   = "unknown-node"   // a cable to a node the plan does not know: remove
 	Ambiguous     = "ambiguous"      // discovered nodes that cannot be told apart
 	Misnamed      = "misnamed"       // a node found by its cables that calls itself another planned node
+	Unconfirmed   = "unconfirmed"    // a host found only by its cable where the other hosts carry their planned names or GUIDs
 )
 
 // Action ops: the physical steps an installer performs.

@@ -128,7 +128,9 @@ that put it right: exchange two plugs (or k−1 exchanges for k rotated plugs), 
 connect, remove or replace a cable. Switches whose cables fit two planned switches equally
 well are reported as ambiguous rather than guessed. A device found by its cables keeps
 whatever description it has (a host name, a replacement's factory description) — unless it
-is the name of another planned node: that is a "misnamed" finding. With --json, each finding also lists
+is the name of another planned node: that is a "misnamed" finding; and where the other hosts
+carry their planned names or GUIDs, a host found only by its cable is an "unconfirmed" finding
+(another host may be in its port). With --json, each finding also lists
 its steps as actions (op, a, b: node and port) that a script can replay.
 Exit status: 0 as planned, 1 findings, 2 could not check.
 
