@@ -430,15 +430,22 @@ func (g *portGraph) rack(k int) int {
 }
 
 // placeName is "rack R, NAME", or NAME for a node without a rack; a foreign
-// node is named with its GUID.
+// node, and a planned switch identified by its cables, are named with
+// their GUID.
 func (g *portGraph) placeName(k int) string {
 	if k >= g.nPlan {
 		return fmt.Sprintf("%s (GUID %s, not in the plan)", g.name(k), g.found.Node(g.foreign[k-g.nPlan]).GUID)
 	}
-	if r := g.rack(k); r > 0 {
-		return fmt.Sprintf("rack %d, %s", r, g.name(k))
+	name := g.name(k)
+	if d := g.id.toFound[k]; d >= 0 && g.plan.Node(fabric.NodeID(k)).Kind == fabric.Switch && g.id.method[k] != ByDescription && g.id.method[k] != ByGUID {
+		// named after its cables: the installer finds it by its GUID, not
+		// by a rack position the cables may contradict
+		name = fmt.Sprintf("%s (the switch with GUID %s)", name, g.found.Node(d).GUID)
 	}
-	return g.name(k)
+	if r := g.rack(k); r > 0 {
+		return fmt.Sprintf("rack %d, %s", r, name)
+	}
+	return name
 }
 
 // where names port p with its rack: "rack 3, sw-0-2-4 port 6".

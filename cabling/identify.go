@@ -1,6 +1,7 @@
 package cabling
 
 import (
+	"slices"
 	"sort"
 
 	"slimroute/fabric"
@@ -52,7 +53,104 @@ func identify(plan, found *fabric.Fabric) *identity {
 	}
 	newVoting(plan, found, id).run()
 	id.leftoverSwitches(plan, found)
+	id.swapByCables(plan, found)
 	return id
+}
+
+// swapByCables revisits the switches identified by their cables (hosts,
+// neighbours, elimination): the votes name a switch after whichever cables
+// were identified first — its hosts, when every switch has a factory
+// description and a GUID the plan does not know — and a switch whose host
+// cables were exchanged with another's is named after its hosts against
+// all of its switch cables. Two such switches trade names when that puts
+// more of both their cables as planned (the votes' score: 2 for the
+// planned node and port, 1 for the node), in passes until no trade gains:
+// the findings then ask for the fewest steps, and name each switch after
+// most of its cables.
+func (id *identity) swapByCables(plan, found *fabric.Fabric) {
+	byCables := func(p fabric.NodeID) bool {
+		m := id.method[p]
+		return plan.Node(p).Kind == fabric.Switch && (m == ByHosts || m == ByNeighbours || m == ByElimination)
+	}
+	for pass := 0; pass < 8; pass++ {
+		traded := false
+		for _, p1 := range plan.IDsOf(fabric.Switch) {
+			if !byCables(p1) {
+				continue
+			}
+			for _, p2 := range id.candidates(plan, found, id.toFound[p1]) {
+				if p2 == p1 || !byCables(p2) {
+					continue
+				}
+				d1, d2 := id.toFound[p1], id.toFound[p2]
+				before := id.fit(plan, found, d1) + id.fit(plan, found, d2)
+				id.assign(d1, p2)
+				id.assign(d2, p1)
+				if id.fit(plan, found, d1)+id.fit(plan, found, d2) > before {
+					id.method[p1], id.method[p2] = ByNeighbours, ByNeighbours
+					traded = true
+					break
+				}
+				id.assign(d1, p1)
+				id.assign(d2, p2)
+			}
+		}
+		if !traded {
+			return
+		}
+	}
+}
+
+func (id *identity) assign(d, p fabric.NodeID) { id.toPlan[d], id.toFound[p] = p, d }
+
+// fit scores discovered node d's cables against the plan node it is
+// identified as: 2 for a far end identified as the planned peer at the
+// planned port, 1 for the planned peer at another port.
+func (id *identity) fit(plan, found *fabric.Fabric, d fabric.NodeID) int {
+	p, n := id.toPlan[d], 0
+	for q := 1; q <= found.Ports(d); q++ {
+		far, ok := found.Peer(fabric.PortRef{Node: d, Port: q})
+		if !ok || id.toPlan[far.Node] < 0 {
+			continue
+		}
+		want, ok := plan.Peer(fabric.PortRef{Node: id.toPlan[far.Node], Port: far.Port})
+		w := 1 // a host's cable
+		if found.Kind(far.Node) == fabric.Switch {
+			w = switchCable
+		}
+		switch {
+		case !ok || want.Node != p:
+		case want.Port == q:
+			n += 2 * w
+		default:
+			n += w
+		}
+	}
+	return n
+}
+
+// switchCable weighs a switch-to-switch cable in fit above all of a
+// switch's host cables together: the switch cables are the fabric's
+// skeleton and span the racks, the hosts hang on it, so a switch whose
+// host cables and switch cables disagree is where its switch cables say
+// (hosts plugged into the wrong switch), not where its hosts say.
+const switchCable = 1 << 10
+
+// candidates lists, in plan order without repeats, the plan nodes that
+// d's identified far ends are planned to be cabled to.
+func (id *identity) candidates(plan, found *fabric.Fabric, d fabric.NodeID) []fabric.NodeID {
+	var out []fabric.NodeID
+	for q := 1; q <= found.Ports(d); q++ {
+		far, ok := found.Peer(fabric.PortRef{Node: d, Port: q})
+		if !ok || id.toPlan[far.Node] < 0 {
+			continue
+		}
+		if want, ok := plan.Peer(fabric.PortRef{Node: id.toPlan[far.Node], Port: far.Port}); ok && !slices.Contains(out, want.Node) {
+			out = append(out, want.Node)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // leftoverSwitches settles the discovered switches that no vote reached:

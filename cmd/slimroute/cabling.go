@@ -126,7 +126,9 @@ factory descriptions are found too), then compares every port with the plan. Eve
 is not as planned is in exactly one finding, in rack order, with the fewest physical steps
 that put it right: exchange two plugs (or k−1 exchanges for k rotated plugs), move a plug,
 connect, remove or replace a cable. Switches whose cables fit two planned switches equally
-well are reported as ambiguous rather than guessed. A device found by its cables keeps
+well are reported as ambiguous rather than guessed; a switch whose host cables and switch cables
+disagree is named after its switch cables (its hosts are then moved), and every switch found by
+its cables is named with its GUID, so that the installer finds the device meant. A device found by its cables keeps
 whatever description it has (a host name, a replacement's factory description) — unless it
 is the name of another planned node: that is a "misnamed" finding; and where the other hosts
 carry their planned names or GUIDs, a host found only by its cable is an "unconfirmed" finding

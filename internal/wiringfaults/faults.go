@@ -2,6 +2,7 @@ package wiringfaults
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"slimroute/fabric"
 )
@@ -25,6 +26,7 @@ const (
 	WrongPair           Kind = "wrong-pair"           // a planned cable plugged between two other switches
 	MissingSwitch       Kind = "missing-switch"       // a switch in place but none of its cables plugged
 	Degraded            Kind = "degraded"             // a cable in place that trains below the planned rate
+	HostSetsExchanged   Kind = "host-sets-exchanged"  // every host plug of one switch traded with another's, port for port
 )
 
 // Kinds lists every fault kind, in a fixed order.
@@ -38,6 +40,7 @@ var Kinds = []Kind{
 	ExchangeOnSwitch, ExchangeInRack, ExchangeAcrossRacks, Rotation,
 	HCAExchangeOnSwitch, HCAExchangeAcross, MoveToFreePort, MoveToOtherSwitch,
 	MissingCable, MissingHCACable, ExtraCable, WrongPair, MissingSwitch, Degraded,
+	HostSetsExchanged,
 }
 
 // Fault is one injected fault.
@@ -209,6 +212,54 @@ func (in *injector) inject(k Kind) (Fault, bool) {
 		return in.missingSwitch()
 	case Degraded:
 		return in.degrade()
+	case HostSetsExchanged:
+		return in.hostSets()
+	}
+	return Fault{}, false
+}
+
+// hostSets trades every host plug of one switch with the host plug in the
+// same port of another switch — the host cables of two switches swapped
+// wholesale, each switch keeping its switch cables. Both switches must have
+// hosts on the same ports, each cable as planned and untouched.
+func (in *injector) hostSets() (Fault, bool) {
+	hosts := func(sw fabric.NodeID) []fabric.PortRef {
+		var out []fabric.PortRef
+		for q := 1; q <= in.plan.Ports(sw); q++ {
+			p := fabric.PortRef{Node: sw, Port: q}
+			if x, ok := in.plan.Peer(p); ok && !in.isSwitch(x.Node) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	fresh := func(ps []fabric.PortRef) bool {
+		for _, p := range ps {
+			x, ok := in.cab.Peer(p)
+			if !ok || in.used[p] || in.used[x] || !in.cab.AsPlanned(p) {
+				return false
+			}
+		}
+		return len(ps) > 0
+	}
+	for range tries {
+		a, okA := in.randomSwitch(func(sw fabric.NodeID) bool { return fresh(hosts(sw)) })
+		b, okB := in.randomSwitch(func(sw fabric.NodeID) bool {
+			return sw != a && fresh(hosts(sw)) && slices.EqualFunc(hosts(sw), hosts(a), func(x, y fabric.PortRef) bool { return x.Port == y.Port })
+		})
+		if !okA || !okB {
+			continue
+		}
+		var undo []Step
+		for i, pa := range hosts(a) {
+			pb := hosts(b)[i]
+			xa, _ := in.cab.Peer(pa)
+			xb, _ := in.cab.Peer(pb)
+			in.use(pa, pb, xa, xb)
+			in.apply(Step{Exchange, pa, pb})
+			undo = append(undo, Step{Exchange, pa, pb})
+		}
+		return Fault{HostSetsExchanged, undo}, true
 	}
 	return Fault{}, false
 }
