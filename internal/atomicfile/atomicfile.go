@@ -117,7 +117,11 @@ func stage(f File, made *[]string) (staged, error) {
 	if err := mkdirs(filepath.Dir(target), made); err != nil {
 		return staged{}, err
 	}
-	tmp, err := writeTemporary(target, f.Perm, f.Write)
+	perm := f.Perm
+	if fi, err := os.Stat(target); err == nil {
+		perm = fi.Mode().Perm() // a file replaced keeps its mode, as with a shell's >
+	}
+	tmp, err := writeTemporary(target, perm, f.Write)
 	return staged{tmp, target, f.Path}, err
 }
 
@@ -275,19 +279,82 @@ func create(path string) (*os.File, error) {
 
 // commit renames the staged files over their targets, unless Abort came
 // first (it removed them).
+//
+// The set stays a set when a rename fails (an immutable file, a file of
+// another user in a sticky directory): every target is first kept as a
+// backup (a hard link, else a copy), and the renames already done are
+// undone from them, so that no directory is left with new files beside
+// old ones.
 func commit(files []staged) error {
 	pending.Lock()
 	defer pending.Unlock()
 	if pending.aborted.Load() {
 		return ErrAborted
 	}
+	backups := make([]string, 0, len(files)) // per file: its target's backup, "" if it had none
+	defer func() {
+		for _, b := range backups {
+			if b != "" {
+				os.Remove(b)
+			}
+		}
+	}()
 	for _, st := range files {
+		b, err := backup(st.target)
+		if err != nil {
+			return fmt.Errorf("writing %s: keeping the old file: %w", st.path, err)
+		}
+		backups = append(backups, b)
+	}
+	for i, st := range files {
 		delete(pending.files, st.tmp)
-		if err := os.Rename(st.tmp, st.target); err != nil {
-			return fmt.Errorf("writing %s: %w", st.path, err)
+		if err := rename(st.tmp, st.target); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				if backups[j] == "" {
+					os.Remove(files[j].target)
+				} else if os.Rename(backups[j], files[j].target) == nil {
+					backups[j] = ""
+				}
+			}
+			return fmt.Errorf("writing %s: %w (no file of the set was replaced)", st.path, err)
 		}
 	}
 	return nil
+}
+
+// rename is os.Rename; tests make it fail.
+var rename = os.Rename
+
+// backup keeps target's content in a new file beside it and returns that
+// file's name, or "" when target does not exist.
+func backup(target string) (string, error) {
+	fi, err := os.Lstat(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Join(filepath.Dir(target), fmt.Sprintf(".%s.old-%d", filepath.Base(target), os.Getpid()))
+	os.Remove(name)
+	if os.Link(target, name) == nil {
+		return name, nil
+	}
+	src, err := os.Open(target)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		os.Remove(name)
+		return "", err
+	}
+	return name, dst.Close()
 }
 
 // mkdirs makes dir and its missing parents, registering each it makes
