@@ -64,7 +64,7 @@ type repairCounts struct {
 // verifier refuses the result: the caller then recomputes in full with
 // cfg. Files it cannot read are an error: the user asked for a repair of
 // those files.
-func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string) (bool, error) {
+func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string, timings map[string]float64) (bool, error) {
 	refuse := func(format string, args ...any) (bool, error) {
 		why := strings.TrimSuffix(fmt.Sprintf(format, args...), "; recompute in full") // the repair's own advice
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
@@ -103,7 +103,10 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 		return refuse("%v", err)
 	}
 	st.GoneLIDs += gone.GoneLIDs()
+	timings["repair_ms"] = float64(st.Time.Microseconds()) / 1000
+	start := time.Now()
 	rep, err := verify.Check(tab, cfg.Workers)
+	timings["verify_ms"] = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
 		return refuse("the repaired tables fail the verifier: %v", err)
 	}
@@ -116,7 +119,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
-	if err := writeTables(outDir, tab, sum); err != nil {
+	if err := writeTables(outDir, tab, sum, timings); err != nil {
 		return false, err
 	}
 	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files)
@@ -160,12 +163,17 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 	return t, s, nil
 }
 
-// writeTables writes the forwarding-state files of tab and summary.json
-// into dir as a set, as route does.
-func writeTables(dir string, tab *lft.Tables, sum *repairSummary) error {
+// writeTables writes the forwarding-state files of tab, summary.json and
+// timings.json into dir as a set, as route does.
+func writeTables(dir string, tab *lft.Tables, sum *repairSummary, timings map[string]float64) error {
 	files := append(tableFiles(tab), jsonFile("summary.json", sum))
 	sum.Files = fileNames(files)
-	return writeOutputs(dir, "-o", files)
+	files = append(files, jsonFile("timings.json", timings)) // not in summary.json: it is not deterministic
+	if err := writeOutputs(dir, "-o", files); err != nil {
+		return err
+	}
+	sum.Files = append(sum.Files, "timings.json")
+	return nil
 }
 
 // printRepair says what the repair changed and why, for people.

@@ -27,7 +27,8 @@ import (
 // without a loop or credit loop, their SL2VL names no VL beyond --vls
 // (read off sl2vl.txt's text), and every HCA port has at least the
 // layers asked for (given, else the previous) as LIDs (read off
-// guid2lid). A run may instead fail, only by naming --vls.
+// guid2lid); a repair writes its own timings.json (an in-place repair
+// left the full run's). A run may instead fail, only by naming --vls.
 func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 	cases := 60
 	if testing.Short() {
@@ -111,6 +112,9 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 		}
 		if got {
 			repaired++
+			if b, err := os.ReadFile(filepath.Join(outDir, "timings.json")); err != nil || !strings.Contains(string(b), `"repair_ms"`) {
+				t.Fatalf("%s: the repair's timings.json: %v %s", name, err, b)
+			}
 		} else {
 			recomputed++
 			if mayRepair {

@@ -97,7 +97,7 @@ Examples:
 			}
 			lap("load_ms")
 			if prev := c.String("previous"); prev != "" {
-				if done, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output")); done || err != nil {
+				if done, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output"), timings); done || err != nil {
 					return err
 				}
 			}
