@@ -54,7 +54,56 @@ func identify(plan, found *fabric.Fabric) *identity {
 	newVoting(plan, found, id).run()
 	id.leftoverSwitches(plan, found)
 	id.swapByCables(plan, found)
+	id.crossedLabels(plan, found)
 	return id
+}
+
+// crossedLabels settles the devices whose node description names one
+// planned node and whose GUID another (descriptions swapped on two
+// switches in their right places, or two devices mounted in each other's
+// places and described by place): description and GUID each name a
+// device, and the cables tell which. A device identified by description
+// whose GUID is planned to another node takes that node's name — trading
+// names with the device that had it, if any — when that puts more of
+// their cables as planned (fit).
+func (id *identity) crossedLabels(plan, found *fabric.Fabric) {
+	for d, n := range found.Nodes() {
+		p := id.toPlan[d]
+		if p < 0 || id.method[p] != ByDescription || n.GUID == 0 {
+			continue
+		}
+		q, ok := plan.NodeByGUID(n.GUID)
+		if !ok || q == p || plan.Node(q).Kind != n.Kind {
+			continue
+		}
+		dd, d2 := fabric.NodeID(d), id.toFound[q]
+		before := id.fit(plan, found, dd)
+		if d2 >= 0 {
+			before += id.fit(plan, found, d2)
+		}
+		id.toFound[p] = -1
+		id.assign(dd, q)
+		after := id.fit(plan, found, dd)
+		if d2 >= 0 {
+			id.assign(d2, p)
+			after += id.fit(plan, found, d2)
+		}
+		if after > before {
+			id.method[q] = ByGUID
+			if d2 >= 0 {
+				id.method[p] = ByGUID
+			} else {
+				id.method[p] = ""
+			}
+			continue
+		}
+		id.assign(dd, p) // as it was
+		if d2 >= 0 {
+			id.assign(d2, q)
+		} else {
+			id.toFound[q] = -1
+		}
+	}
 }
 
 // swapByCables revisits the switches identified by their cables (hosts,

@@ -151,3 +151,44 @@ func verifyText(t *testing.T, p *fabric.Fabric, text string) *cabling.Report {
 	}
 	return cabling.Verify(p, found)
 }
+
+// TestCrossedLabelsFollowTheCables cables every plan exactly as planned and
+// crosses the labels of two planned switches X and Y in the ibnetdiscover
+// text: their node descriptions traded (each device where the plan puts
+// it, described as the other), or their GUIDs traded (each device in the
+// other's place, described by its place). Description and GUID then name
+// different planned switches for both devices; the cables agree with one
+// reading, and the report must follow it: every cable as planned, clean.
+func TestCrossedLabelsFollowTheCables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 0))
+	for _, fab := range wiringfaults.Plans {
+		p := plan(t, fab)
+		var buf bytes.Buffer
+		if err := fabric.WriteIBNetDiscover(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		sw := p.IDsOf(fabric.Switch)
+		for range 4 {
+			i := rng.IntN(len(sw))
+			j := (i + 1 + rng.IntN(len(sw)-1)) % len(sw)
+			x, y := p.Node(sw[i]), p.Node(sw[j])
+			descs := traded(buf.String(), fmt.Sprintf(`"%s"`, x.Name), fmt.Sprintf(`"%s"`, y.Name))
+			gx, gy := fmt.Sprintf("%016x", uint64(x.GUID)), fmt.Sprintf("%016x", uint64(y.GUID))
+			guids := traded(buf.String(), gx[:14], gy[:14])
+			for what, text := range map[string]string{"descriptions": descs, "GUIDs": guids} {
+				rep := verifyText(t, p, text)
+				if !rep.Clean() || rep.AsPlanned != rep.Planned {
+					t.Fatalf("%s: %s and %s with their %s traded: %d of %d as planned:%s", fab, x.Name, y.Name, what, rep.AsPlanned, rep.Planned, instructionsOf(rep))
+				}
+			}
+		}
+	}
+}
+
+// traded exchanges every a and b in text.
+func traded(text, a, b string) string {
+	const mark = "\x00"
+	text = strings.ReplaceAll(text, a, mark)
+	text = strings.ReplaceAll(text, b, a)
+	return strings.ReplaceAll(text, mark, b)
+}

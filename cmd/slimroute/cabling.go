@@ -122,7 +122,8 @@ Example:
 				Usage: "compare an ibnetdiscover dump with the plan and say which cables to fix",
 				Description: `Identifies the discovered nodes (by node description, after a node-name-map if given,
 then by GUID, then by the hosts and neighbouring switches cabled to them, so switches with
-factory descriptions are found too), then compares every port with the plan. Every port that
+factory descriptions are found too; where a description and a GUID name different planned nodes,
+the cables decide), then compares every port with the plan. Every port that
 is not as planned is in exactly one finding, in rack order, with the fewest physical steps
 that put it right: exchange two plugs (or k−1 exchanges for k rotated plugs), move a plug,
 connect, remove or replace a cable. Switches whose cables fit two planned switches equally
