@@ -104,8 +104,18 @@ func Check(t *lft.Tables, workers int) (*Report, error) {
 	return rep, nil
 }
 
+// brokenError lists the distinct problems, in the order found (walks from
+// many sources meet the same broken entry), at most maxProblems.
 func brokenError(problems []string) error {
-	return fmt.Errorf("the forwarding tables are broken: %s", strings.Join(problems[:min(len(problems), maxProblems)], "; "))
+	var distinct []string
+	seen := map[string]bool{}
+	for _, p := range problems {
+		if !seen[p] && len(distinct) < maxProblems {
+			seen[p] = true
+			distinct = append(distinct, p)
+		}
+	}
+	return fmt.Errorf("the forwarding tables are broken: %s", strings.Join(distinct, "; "))
 }
 
 func popcount(v uint16) int {

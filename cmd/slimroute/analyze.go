@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"text/tabwriter"
 
@@ -51,7 +50,7 @@ Examples:
 			bounds := layers.Bounds{Min: c.Int("min-len"), Max: c.Int("max-len")}
 			engine := "slimroute layers"
 			if path := c.String("lfts"); path != "" {
-				fh, err := os.Open(path)
+				fh, err := openInput(path)
 				if err != nil {
 					return err
 				}

@@ -201,6 +201,10 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		{[]string{"topo", "--config", p["pods.toml"]}, []string{p["pods.toml"], "pods=-4", "want 0 (the default) or more"}},
 		{[]string{"topo", "--config", p["uplinks.toml"]}, []string{p["uplinks.toml"], "spine_uplinks=100", "want 1..15"}},
 		{[]string{"topo", "--config", p["units.toml"]}, []string{p["units.toml"], "racks.units = 4294967296", "1..100"}},
+		// a directory where a file is read
+		{[]string{"topo", "stats", "--fabric", dir}, []string{dir + " is a directory; name a file"}},
+		{[]string{"topo", "--config", dir}, []string{dir + " is a directory; name a file"}},
+		{[]string{"verify", "--slimfly", "3", "--lfts", dir}, []string{dir + " is a directory; name a file"}},
 		{[]string{"topo", "clos", "--levels", "3", "--radix", "8", "--spine-uplinks", "8", "-o", out}, []string{"--spine-uplinks 8", "want 1..7"}},
 	}
 	// every command that reads --fabric, on every kind of broken file

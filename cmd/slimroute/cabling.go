@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -171,7 +170,7 @@ Example:
 }
 
 func verifyCabling(c *cli.Context) (*cabling.Report, error) {
-	open := func(path string) (*os.File, error) { return os.Open(path) }
+	open := openInput
 	pf, err := open(filepath.Join(c.String("plan"), "fabric.json"))
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 
 	"github.com/urfave/cli/v2"
@@ -126,7 +125,7 @@ Example:
 					return err
 				}
 				path := c.Args().First()
-				fh, err := os.Open(path)
+				fh, err := openInput(path)
 				if err != nil {
 					return err
 				}

@@ -77,3 +77,18 @@ func adviseOutput(err error, advice string) error {
 	}
 	return err
 }
+
+// openInput opens an input file; a directory is refused by name at once
+// (reading one fails with "read X: is a directory", which readers then
+// wrap in advice about formats).
+func openInput(path string) (*os.File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := fh.Stat(); err == nil && fi.IsDir() {
+		fh.Close()
+		return nil, fmt.Errorf("%s is a directory; name a file", path)
+	}
+	return fh, nil
+}

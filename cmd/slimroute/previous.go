@@ -150,7 +150,7 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 		{"sl2vl.txt", func(r io.Reader, p string) (*lft.Tables, error) { return s.ReadSL2VL(r, p, t) }},
 	} {
 		path := filepath.Join(dir, step.name)
-		file, err := os.Open(path)
+		file, err := openInput(path)
 		if err != nil {
 			return nil, s, err
 		}

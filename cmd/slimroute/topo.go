@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -75,7 +74,7 @@ func readFabricFile(path, format string) (*fabric.Fabric, error) {
 	if format != "" && !slices.Contains(fabric.ReadFormats(), fabric.Format(format)) {
 		return nil, fmt.Errorf("--in-format %q: want one of %s", format, readFormatList())
 	}
-	fh, err := os.Open(path)
+	fh, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +115,7 @@ func readFormatList() string {
 }
 
 func buildFromSpecFile(path string) (*fabric.Fabric, error) {
-	fh, err := os.Open(path)
+	fh, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
@@ -81,7 +80,7 @@ Examples:
 // readTables reads the LFTs (OpenSM's dump or ibroute's output, told apart
 // by their first table header) and adds the path SLs and SL2VL tables.
 func readTables(f *fabric.Fabric, lfts, psl, sl2vl string) (*lft.Tables, error) {
-	fh, err := os.Open(lfts)
+	fh, err := openInput(lfts)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +104,7 @@ func readTables(f *fabric.Fabric, lfts, psl, sl2vl string) (*lft.Tables, error) 
 		if part.path == "" {
 			continue
 		}
-		fh, err := os.Open(part.path)
+		fh, err := openInput(part.path)
 		if err != nil {
 			return nil, err
 		}
