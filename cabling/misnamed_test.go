@@ -192,3 +192,60 @@ func traded(text, a, b string) string {
 	text = strings.ReplaceAll(text, b, a)
 	return strings.ReplaceAll(text, mark, b)
 }
+
+// TestACutOffDiscoveryIsNamed: with every switch cable of one planned
+// switch unplugged, a discovery started on it (seeded, on every plan)
+// sees only that switch and its hosts. The report names that switch as
+// where the discovery could not go on, and its summary says so first; the
+// same fabric discovered from elsewhere (the cut switch and its hosts
+// missing) names none.
+func TestACutOffDiscoveryIsNamed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 0))
+	for _, fab := range wiringfaults.Plans {
+		p := plan(t, fab)
+		sw := p.IDsOf(fabric.Switch)
+		for range 3 {
+			s := sw[rng.IntN(len(sw))]
+			var cut []int
+			for i, l := range p.Links() {
+				if (l.A.Node == s || l.B.Node == s) && p.Kind(l.A.Node) == fabric.Switch && p.Kind(l.B.Node) == fabric.Switch {
+					cut = append(cut, i)
+				}
+			}
+			unplugged, err := p.Without(nil, cut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// what a discovery from s sees, and what one from elsewhere sees
+			near := map[fabric.NodeID]bool{s: true}
+			for q := 1; q <= p.Ports(s); q++ {
+				if far, ok := unplugged.Peer(fabric.PortRef{Node: s, Port: q}); ok {
+					near[far.Node] = true
+				}
+			}
+			var far, close []fabric.NodeID
+			for n := range p.NumNodes() {
+				if near[fabric.NodeID(n)] {
+					close = append(close, fabric.NodeID(n))
+				} else {
+					far = append(far, fabric.NodeID(n))
+				}
+			}
+			fromS, err := unplugged.Without(far, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromElsewhere, err := unplugged.Without(close, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("rack %d, %s", p.Node(s).Place.Rack, p.Node(s).Name)
+			if rep := cabling.Verify(p, fromS); rep.CutOff != want || !strings.Contains(rep.Summary(), "could not leave "+want) {
+				t.Fatalf("%s: discovered from %s, cut off at %q:\n%s", fab, p.Node(s).Name, rep.CutOff, rep.Summary())
+			}
+			if rep := cabling.Verify(p, fromElsewhere); rep.CutOff != "" {
+				t.Fatalf("%s: discovered from beyond %s, cut off at %q", fab, p.Node(s).Name, rep.CutOff)
+			}
+		}
+	}
+}

@@ -64,7 +64,12 @@ type Report struct {
 	// method; Unidentified lists the planned nodes not found.
 	Identified   []MethodCount `json:"identified"`
 	Unidentified []string      `json:"unidentified,omitempty"`
-	Findings     []Finding     `json:"findings"`
+	// CutOff names the discovered switch the discovery could not leave: it
+	// has no cable to another switch although the plan gives it some, so
+	// ibnetdiscover ran from it (or a host on it), and the planned
+	// switches not found may be only out of its reach.
+	CutOff   string    `json:"cut_off,omitempty"`
+	Findings []Finding `json:"findings"`
 }
 
 // MethodCount is how many planned nodes one method identified.
@@ -135,6 +140,9 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "; %d not found: %s", n, strings.Join(names, ", "))
 	}
 	b.WriteString("\n")
+	if r.CutOff != "" {
+		fmt.Fprintf(&b, "the discovery could not leave %s: none of its planned switch cables is plugged, so ibnetdiscover ran from it (or a host on it) and the switches not found may only be out of its reach: plug its switch cables and discover again before acting on the findings for them\n", r.CutOff)
+	}
 	return b.String()
 }
 
@@ -184,9 +192,43 @@ func verify(plan, found *fabric.Fabric) (*Report, *portGraph) {
 			rep.Unidentified = append(rep.Unidentified, plan.Node(fabric.NodeID(p)).Name)
 		}
 	}
+	rep.CutOff = cutOff(plan, found, id)
 	rep.Findings = append(rep.Findings, g.findings()...)
 	sortFindings(rep.Findings)
 	return rep, g
+}
+
+// cutOff returns "rack R, NAME" (or NAME) of the planned switch whose
+// discovered device has no cable to another switch while the plan gives it
+// some, when planned switches are missing: a discovery reaches a switch
+// only over cables, so that one is where it started and could not go on.
+func cutOff(plan, found *fabric.Fabric, id *identity) string {
+	missing := false
+	for _, p := range plan.IDsOf(fabric.Switch) {
+		missing = missing || id.toFound[p] < 0
+	}
+	for _, p := range plan.IDsOf(fabric.Switch) {
+		d := id.toFound[p]
+		if !missing || d < 0 || switchCables(plan, p) == 0 || switchCables(found, d) > 0 {
+			continue
+		}
+		if r := plan.Node(p).Place.Rack; r > 0 {
+			return fmt.Sprintf("rack %d, %s", r, plan.Node(p).Name)
+		}
+		return plan.Node(p).Name
+	}
+	return ""
+}
+
+// switchCables counts the cables of node n to switches.
+func switchCables(f *fabric.Fabric, n fabric.NodeID) int {
+	k := 0
+	for q := 1; q <= f.Ports(n); q++ {
+		if far, ok := f.Peer(fabric.PortRef{Node: n, Port: q}); ok && f.Kind(far.Node) == fabric.Switch {
+			k++
+		}
+	}
+	return k
 }
 
 func orEmpty(f *fabric.Fabric) *fabric.Fabric {
