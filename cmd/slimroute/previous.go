@@ -155,6 +155,13 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 			return nil, s, err
 		}
 		t, err = step.read(file, path)
+		// a file cut short may still read, its last line as a shorter,
+		// wrong one, or end between two tables as if a switch were new
+		if isNew := (*lft.NewSwitchError)(nil); err == nil || errors.As(err, &isNew) {
+			if cut := endsWithNewline(file, path); cut != nil {
+				err = cut
+			}
+		}
 		file.Close()
 		if err != nil {
 			return nil, s, err
@@ -198,4 +205,22 @@ func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []
 	}
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, no CDG cycle (%d paths, %d channels, %d dependencies, %d VLs)\n", rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
 	fmt.Fprintf(out, "wrote %s/{%s}\n", outDir, strings.Join(files, ","))
+}
+
+// endsWithNewline refuses a file route wrote that does not end with a
+// newline, as every file it writes does: it was cut short, and its last
+// line may still read as a shorter, wrong one.
+func endsWithNewline(file *os.File, path string) error {
+	fi, err := file.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := file.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		return &fabric.ParseError{File: path, Msg: "does not end with a newline, as every file route writes does: it was cut short"}
+	}
+	return nil
 }

@@ -64,6 +64,7 @@ func TestRoutePreviousRefusesFilesItCannotRead(t *testing.T) {
 		}
 		lines := bytes.Split(b, []byte("\n"))
 		mid := len(lines) / 2
+		cut := b[:bytes.Index(b, []byte(lines[mid]))+len(lines[mid])/2+1] // half of a line
 		lines[mid] = []byte("0x0zz1 7 # not a line of " + name)
 		for _, c := range []struct {
 			kind string
@@ -73,6 +74,8 @@ func TestRoutePreviousRefusesFilesItCannotRead(t *testing.T) {
 			{"missing", nil, "no such file"},
 			{"binary", []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0xff, 0xfe}, ":1:"},
 			{"badline", bytes.Join(lines, []byte("\n")), fmt.Sprintf(":%d:", mid+1)},
+			{"cut", cut, ""}, // refused at its last line, or as not ending with a newline
+			{"cut-end", b[:bytes.LastIndex(b, []byte("# "))+3], ""}, // in the last comment, before a footer
 		} {
 			prev := copyRoute(t, good, filepath.Join(dir, fmt.Sprintf("prev-%d-%s", i, c.kind)), name, c.data)
 			path := filepath.Join(prev, name)
