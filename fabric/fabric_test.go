@@ -208,6 +208,12 @@ func TestWritersRoundTrip(t *testing.T) {
 				t.Fatalf("reading back: %v\n%s", err, text)
 			}
 			diff(t, name, describe(f), describe(g))
+			// saved by an editor that starts files with a byte order mark
+			bom, err := c.read(bytes.NewBufferString("\ufeff"+text), name)
+			if err != nil {
+				t.Fatalf("reading back after a byte order mark: %v", err)
+			}
+			diff(t, name+" with a byte order mark", describe(f), describe(bom))
 			if err := c.write(&b2, g); err != nil {
 				t.Fatal(err)
 			}

@@ -102,6 +102,7 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte order mark some editors write
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var in jsonFabric

@@ -26,7 +26,11 @@ func ScanLines(r io.Reader, file string, line func(ln int, text string) error) e
 	ln := 0
 	for sc.Scan() {
 		ln++
-		if err := line(ln, strings.TrimRight(sc.Text(), "\r")); err != nil {
+		text := strings.TrimRight(sc.Text(), "\r")
+		if ln == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte order mark some editors write
+		}
+		if err := line(ln, text); err != nil {
 			return err
 		}
 	}
