@@ -27,11 +27,7 @@ import (
 func TestADeviceCallingItselfAnotherPlannedNodeIsNotClean(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 0))
 	for _, fab := range wiringfaults.Plans {
-		p := plan(t, fab)
-		var buf bytes.Buffer
-		if err := fabric.WriteIBNetDiscover(&buf, p); err != nil {
-			t.Fatal(err)
-		}
+		p, buf := planText(t, fab)
 		for range 6 {
 			x := fabric.NodeID(rng.IntN(p.NumNodes()))
 			others := p.IDsOf(fabric.Switch)
@@ -111,11 +107,7 @@ func instructionsOf(rep *cabling.Report) string {
 func TestAStrangerInAPlannedHostsPortIsNotClean(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 0))
 	for _, fab := range wiringfaults.Plans {
-		p := plan(t, fab)
-		var buf bytes.Buffer
-		if err := fabric.WriteIBNetDiscover(&buf, p); err != nil {
-			t.Fatal(err)
-		}
+		p, buf := planText(t, fab)
 		hcas := p.IDsOf(fabric.HCA)
 		for k := range 6 {
 			x := p.Node(hcas[rng.IntN(len(hcas))])
@@ -162,11 +154,7 @@ func verifyText(t *testing.T, p *fabric.Fabric, text string) *cabling.Report {
 func TestCrossedLabelsFollowTheCables(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 0))
 	for _, fab := range wiringfaults.Plans {
-		p := plan(t, fab)
-		var buf bytes.Buffer
-		if err := fabric.WriteIBNetDiscover(&buf, p); err != nil {
-			t.Fatal(err)
-		}
+		p, buf := planText(t, fab)
 		sw := p.IDsOf(fabric.Switch)
 		for range 4 {
 			i := rng.IntN(len(sw))
@@ -248,4 +236,15 @@ func TestACutOffDiscoveryIsNamed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// planText is plan fab and its ibnetdiscover text, every cable as planned.
+func planText(t *testing.T, fab string) (*fabric.Fabric, *bytes.Buffer) {
+	t.Helper()
+	p := plan(t, fab)
+	var buf bytes.Buffer
+	if err := fabric.WriteIBNetDiscover(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	return p, &buf
 }
