@@ -79,7 +79,7 @@ func TestBadSpecsNameTheProblem(t *testing.T) {
 		{"kind = \"slimfly\"\nradx = 36\n", "unknown key radx"},
 		{"kind = \"torus\"\n", "kind = \"torus\""},
 		{"radix = 36\n", "missing key kind"},
-		{"kind = \"slimfly\"\nradix = \"many\"\n", "spec.toml: toml: line 2 (last key \"radix\")"},
+		{"kind = \"slimfly\"\nradix = \"many\"\n", "spec.toml:2: radix: want an integer value, found a string"},
 		{"kind = \"slimfly\"\n[slimfly\n", "spec.toml:2"},
 	} {
 		_, err := Parse(strings.NewReader(c.in), "spec.toml")

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -33,6 +35,9 @@ func Decode(r io.Reader, file string, v any, known string) error {
 			}
 			return &parseerr.Error{File: file, Line: line, Msg: pe.Message}
 		}
+		if line, msg, ok := decodeError(err.Error()); ok {
+			return &parseerr.Error{File: file, Line: line, Msg: msg}
+		}
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
@@ -44,4 +49,58 @@ func Decode(r io.Reader, file string, v any, known string) error {
 		return fmt.Errorf("%s: unknown key %s; known keys: %s", file, strings.Join(keys, ", "), known)
 	}
 	return nil
+}
+
+// decodeError rewrites the decoder's "toml: line N (last key "K"): …" in
+// the words of the file: the line, the key, and what kind of value it
+// wants, not the Go types the decoder fills.
+func decodeError(text string) (int, string, bool) {
+	m := decodeErrorRE.FindStringSubmatch(text)
+	if m == nil {
+		return 0, "", false
+	}
+	line, _ := strconv.Atoi(m[1])
+	key, what := m[2], m[3]
+	switch {
+	case strings.Contains(what, "expected table but found []"):
+		return line, fmt.Sprintf("%s: want one table [%s], found an array of them ([[%s]])", key, key, key), true
+	case strings.Contains(what, "expected table"):
+		return line, fmt.Sprintf("%s: want a table ([%s] and keys under it), found a value", key, key), true
+	case strings.HasPrefix(what, "incompatible types: TOML value has type "):
+		var got, want string
+		fmt.Sscanf(strings.ReplaceAll(strings.TrimPrefix(what, "incompatible types: TOML value has type "), ";", " "), "%s destination has type %s", &got, &want)
+		return line, fmt.Sprintf("%s: want %s value, found %s", key, article(tomlType(want)), article(tomlType(got))), true
+	}
+	return line, fmt.Sprintf("%s: %s", key, what), true
+}
+
+var decodeErrorRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// tomlType names a type the decoder reports (TOML's or Go's) in TOML's
+// words.
+func tomlType(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "integer"
+	case strings.HasPrefix(t, "float"):
+		return "float"
+	case t == "bool":
+		return "boolean"
+	case strings.HasPrefix(t, "[]"):
+		return "array"
+	case strings.HasPrefix(t, "map"), t == "struct":
+		return "table"
+	}
+	return t
+}
+
+// article puts "a" or "an" before a TOML type name.
+func article(t string) string {
+	if t == "" {
+		return "another"
+	}
+	if strings.ContainsRune("aeiou", rune(t[0])) {
+		return "an " + t
+	}
+	return "a " + t
 }

@@ -73,7 +73,7 @@ func TestUnknownKeysAreNamedSortedWithTheKnownOnes(t *testing.T) {
 func TestTypeMismatchNamesTheFile(t *testing.T) {
 	var c config
 	err := Decode(strings.NewReader("layers = \"four\"\n"), "c.toml", &c, known)
-	if err == nil || !strings.HasPrefix(err.Error(), "c.toml: ") || !strings.Contains(err.Error(), "layers") {
+	if err == nil || !strings.HasPrefix(err.Error(), "c.toml:1: ") || !strings.Contains(err.Error(), "layers") {
 		t.Errorf("error %v: want one starting with the file name and naming the key", err)
 	}
 }
@@ -102,5 +102,29 @@ func TestDecodeRefusesEndlessInput(t *testing.T) {
 	}
 	if in.count > maxBytes+1<<20 {
 		t.Fatalf("read %d bytes with a limit of %d", in.count, maxBytes)
+	}
+}
+
+// TestTypeErrorsSpeakTOML: a value of the wrong kind is a *parseerr.Error
+// at its line that names the key and what it wants in TOML's words (a
+// table, an integer), not the Go types the decoder fills.
+func TestTypeErrorsSpeakTOML(t *testing.T) {
+	cases := []struct {
+		in   string
+		line int
+		want string
+	}{
+		{"layers = 4\nclos = 3\n", 2, "clos: want a table ([clos] and keys under it), found a value"},
+		{"layers = 4\n[[clos]]\nlevels = 3\n", 2, "clos: want one table [clos], found an array of them ([[clos]])"},
+		{"layers = \"four\"\n", 1, "layers: want an integer value, found a string"},
+		{"seed = 1\n[clos]\nlevels = 2.5\n", 3, "clos.levels: want an integer value, found a float"},
+	}
+	for _, c := range cases {
+		var v config
+		err := Decode(strings.NewReader(c.in), "c.toml", &v, known)
+		var pe *parseerr.Error
+		if !errors.As(err, &pe) || pe.Line != c.line || pe.Msg != c.want || strings.Contains(err.Error(), "int64") {
+			t.Errorf("%q: %v, want c.toml:%d: %s", c.in, err, c.line, c.want)
+		}
 	}
 }
