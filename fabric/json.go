@@ -138,7 +138,7 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 			errs.add(line, "nodes[%d] (%q): ports %d; a node has ports 1..%d (port numbers are 8 bit, 255 is reserved)", i, jn.Name, jn.Ports, MaxPorts)
 		}
 		if jn.GUID != "" {
-			g, err := ParseGUID(jn.GUID)
+			g, err := parseJSONGUID(jn.GUID)
 			if err != nil {
 				errs.add(line, "nodes[%d] (%q): %v", i, jn.Name, err)
 			}
@@ -153,7 +153,7 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 			}
 			a := PortAttr{LID: ja.LID, LMC: ja.LMC}
 			if ja.GUID != "" {
-				g, err := ParseGUID(ja.GUID)
+				g, err := parseJSONGUID(ja.GUID)
 				if err != nil {
 					errs.add(line, "nodes[%d] (%q): port_attrs[%d]: %v", i, jn.Name, k, err)
 				}
@@ -335,4 +335,14 @@ func lineAt(data []byte, off int64) int {
 		off = 0
 	}
 	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// parseJSONGUID parses a GUID as WriteJSON writes it: 0x and hex digits.
+// Without the 0x a number like "49152" would read as hex 0x49152 though
+// it may have been meant in decimal.
+func parseJSONGUID(s string) (GUID, error) {
+	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
+		return 0, fmt.Errorf("invalid GUID %q: want 0x and up to 16 hex digits", s)
+	}
+	return ParseGUID(s)
 }

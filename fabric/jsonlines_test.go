@@ -75,7 +75,7 @@ func TestJSONErrorsNameTheElementsLine(t *testing.T) {
 		key, i, what := "links", 1+rng.IntN(len(links)-1), ""
 		link := links[i].(map[string]any)
 		end := link["a"].(map[string]any)
-		switch kind := rng.IntN(9); kind {
+		switch kind := rng.IntN(10); kind {
 		case 0:
 			end["port"], what = 9+rng.IntN(200), "which has ports"
 		case 1:
@@ -99,6 +99,8 @@ func TestJSONErrorsNameTheElementsLine(t *testing.T) {
 				node["rack"], what = []int{-1 - rng.IntN(9), MaxRack + 1 + rng.IntN(1<<30)}[rng.IntN(2)], "want a rack of 1.."
 			case 8:
 				node["u"], what = []int{-1, MaxRackUnits + 1 + rng.IntN(1000)}[rng.IntN(2)], "a unit of 1.."
+			case 9: // digits that could be meant in decimal
+				node["guid"], what = fmt.Sprint(1+rng.IntN(1<<20)), "want 0x and up to 16 hex digits"
 			}
 		}
 		text, err := json.MarshalIndent(doc, "", "  ")
