@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -72,6 +73,11 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 		cur, refused = -1, false
 		switch {
 		case t == "" || strings.HasPrefix(t, "#"):
+		case strings.HasPrefix(t, "DR path "):
+			// the progress lines of ibnetdiscover -s, before the topology
+		case listLine.MatchString(t):
+			errs.add(ln, "%q is a line of ibnetdiscover's node list (-l, -H, -S, --Router_list), not of its topology: run ibnetdiscover without those options", Clip(t, 60))
+			return nil, errs.err() // every line is one: the first says it all
 		case strings.HasPrefix(t, "vendid="), strings.HasPrefix(t, "devid="), strings.HasPrefix(t, "Non-Chassis Nodes"), strings.HasPrefix(t, "Chassis"):
 		case strings.HasPrefix(t, "sysimgguid="):
 			g, err := ParseGUID(firstToken(t[len("sysimgguid="):]))
@@ -405,3 +411,7 @@ func sortedPorts[V any](m map[int]V) []int {
 	sort.Ints(out)
 	return out
 }
+
+// listLine matches a line of ibnetdiscover -l/-H/-S: "Switch : 0x… ports
+// 36 …" or "Ca : 0x… ports 1 …".
+var listLine = regexp.MustCompile(`^(Switch|Ca|Router)\s*:\s*0x[0-9a-fA-F]+\s+ports\s+\d+`)
