@@ -275,6 +275,7 @@ func TestMalformedInputNamesFileAndLine(t *testing.T) {
 		{"empty", "net", "\n# nothing\n", 0, "no Switch or Hca records"},
 		{"ibnd missing remote port", "ibnd", "Switch\t4 \"S-01\"\t\t# \"a\"\n[1]\t\"S-02\"\n", 2, "remote port"},
 		{"ibnd bad guid", "ibnd", "switchguid=0xZZ\nSwitch\t4 \"S-01\"\n", 1, "invalid GUID"},
+		{"ibnd record twice", "ibnd", "Switch\t4 \"S-01\"\t\t# \"a\"\n\nSwitch\t4 \"S-01\"\t\t# \"a\"\n[1]\t\"S-02\"[1]\t\t# \"b\" lid 0 4xSDR\n[2]\t\"S-02\"[2]\t\t# \"b\" lid 0 4xSDR\n", 3, "appears twice; is this two dumps concatenated?"},
 		{"ibnd one-sided", "ibnd", "Switch\t4 \"S-01\"\t\t# \"a\"\n[1]\t\"S-02\"[1]\t\t# \"b\" lid 0 4xSDR\n\nSwitch\t4 \"S-02\"\t\t# \"b\"\n", 2, "one side only"},
 		{"map no name", "map", "0x1 \"a\"\n0x2 b\n", 2, "missing name"},
 		{"map dup", "map", "0x1 \"a\"\n0x1 \"b\"\n", 2, "mapped twice"},
@@ -305,6 +306,9 @@ func TestMalformedInputNamesFileAndLine(t *testing.T) {
 			}
 			if pe.File != "in.txt" || pe.Line != c.line {
 				t.Errorf("position %s:%d, want in.txt:%d (%v)", pe.File, pe.Line, c.line, err)
+			}
+			if c.name == "ibnd record twice" && strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q: the record's port lines are errors too", err)
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q does not say %q", err, c.want)

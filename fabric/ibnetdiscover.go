@@ -110,7 +110,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 			}
 			if _, dup := ids[key]; dup {
 				errs.add(ln, "node %q appears twice; is this two dumps concatenated?", key)
-				pendGUID = 0
+				pendGUID, refused = 0, true // its port lines: this error says it all
 				continue
 			}
 			g := pendGUID
