@@ -112,6 +112,10 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 	if dec.More() {
 		return nil, &ParseError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the fabric object"}
 	}
+	if off, key := duplicateKey(data); key != "" {
+		// encoding/json keeps the last of them: refuse rather than guess
+		return nil, &ParseError{File: file, Line: lineAt(data, off), Msg: fmt.Sprintf("key %q given twice in one object; keep one", key)}
+	}
 	errs := &errorList{file: file}
 	nodeLines, linkLines := elementLines(data)
 	if in.Format != jsonFormat {
@@ -345,4 +349,53 @@ func parseJSONGUID(s string) (GUID, error) {
 		return 0, fmt.Errorf("invalid GUID %q: want 0x and up to 16 hex digits", s)
 	}
 	return ParseGUID(s)
+}
+
+// duplicateKey returns the offset just past the first key that an object
+// of data (valid JSON) gives twice, and the key; "" when none does. It
+// scans the bytes (json.Decoder's tokens took as long as the decoding
+// itself); keys are compared as written, escapes not decoded.
+func duplicateKey(data []byte) (int64, string) {
+	type level struct {
+		keys   [][]byte // the keys of an object so far; nil for an array
+		object bool
+		key    bool // in an object, the next string is a key
+	}
+	var stack []level
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{':
+			stack = append(stack, level{object: true, key: true})
+		case '[':
+			stack = append(stack, level{})
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
+			if n := len(stack); n > 0 && stack[n-1].object {
+				stack[n-1].key = true
+			}
+		case '"':
+			j := i + 1
+			for j < len(data) && data[j] != '"' {
+				if data[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].key && j < len(data) {
+				k := data[i+1 : j]
+				for _, seen := range stack[n-1].keys {
+					if bytes.Equal(seen, k) {
+						return int64(j + 1), string(k)
+					}
+				}
+				stack[n-1].keys = append(stack[n-1].keys, k)
+				stack[n-1].key = false
+			}
+			i = j
+		}
+	}
+	return 0, ""
 }

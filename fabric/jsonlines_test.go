@@ -114,3 +114,32 @@ func TestJSONErrorsNameTheElementsLine(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONKeyGivenTwiceIsRefusedAtItsLine: over seeded edits of a ring
+// fabric's JSON, one "key": value line of an object repeated right after
+// itself (a value the same or another), the reader refuses the file at
+// the repeated line, naming the key — encoding/json would keep the last.
+func TestJSONKeyGivenTwiceIsRefusedAtItsLine(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, ringFabric(t, 4)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	var keyed []int // lines "key": value, followed by another key of the object
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "\"") && strings.HasSuffix(lines[i], ",") && strings.Contains(lines[i], "\": ") && !strings.HasSuffix(lines[i], "[") {
+			keyed = append(keyed, i)
+		}
+	}
+	rng := rand.New(rand.NewPCG(37, 0))
+	for range 200 {
+		i := keyed[rng.IntN(len(keyed))]
+		key := strings.Trim(strings.SplitN(strings.TrimSpace(lines[i]), ":", 2)[0], "\"")
+		edited := append(append(append([]string(nil), lines[:i+1]...), lines[i]), lines[i+1:]...)
+		_, err := ReadJSON(strings.NewReader(strings.Join(edited, "\n")), "twice.json")
+		want := fmt.Sprintf("twice.json:%d: key %q given twice", i+2, key)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("line %d (%s) repeated: %v, want %q", i+1, lines[i], err, want)
+		}
+	}
+}
