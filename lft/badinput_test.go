@@ -197,3 +197,26 @@ func TestIncompletePathSLAndSL2VLFilesAreRefused(t *testing.T) {
 		t.Fatalf("rows of in = out: %v", err)
 	}
 }
+
+// TestAnEntrysPortGUIDMustBeAGUID: in seeded draws, the port GUID of an
+// entry of an OpenSM LFT listing is replaced by a word that is none
+// ("GARBAGE", "49152", "0x", an empty word): the reader refuses the entry
+// at its line. An entry without "portguid" at all (ibroute prints none
+// for a destination it could not query) stays readable.
+func TestAnEntrysPortGUIDMustBeAGUID(t *testing.T) {
+	tab := programmed(t)
+	text := written(t, tab)["opensm-lfts"]
+	lines := strings.Split(text, "\n")
+	entries := dataLines(lines)
+	rng := rand.New(rand.NewPCG(41, 0))
+	for range 60 {
+		i := entries[rng.IntN(len(entries))]
+		j := strings.Index(lines[i], "portguid ") + len("portguid ")
+		end := j + strings.IndexByte(lines[i][j:], ':')
+		bad := []string{"GARBAGE", "49152", "", "guid"}[rng.IntN(4)]
+		edited := slices.Clone(lines)
+		edited[i] = lines[i][:j] + bad + lines[i][end:]
+		_, err := lft.ReadOpenSMLFTs(strings.NewReader(strings.Join(edited, "\n")), "lfts.txt", tab.Fabric())
+		parseErrorAt(t, fmt.Sprintf("%q", edited[i]), err, "lfts.txt", i+1, "portguid without a GUID")
+	}
+}

@@ -226,11 +226,15 @@ func parseEntry(line string, ports int) (lftEntry, error) {
 	if port < 0 || port > ports {
 		return lftEntry{}, fmt.Errorf("port %d: the switch has ports 1..%d", port, ports)
 	}
-	i := strings.Index(line, "portguid 0x")
+	i := strings.Index(line, "portguid")
 	if i < 0 {
 		return lftEntry{lid: LID(lid), port: uint8(port)}, nil
 	}
-	g, err := parseGUID(strings.TrimRight(strings.Fields(line[i+9:])[0], ":)"))
+	after := strings.Fields(line[i+len("portguid"):])
+	if len(after) == 0 || !strings.HasPrefix(after[0], "0x") {
+		return lftEntry{}, fmt.Errorf("portguid without a GUID (0x and 16 hex digits) in %q", clip(line))
+	}
+	g, err := parseGUID(strings.TrimRight(after[0], ":)"))
 	if err != nil {
 		return lftEntry{}, err
 	}
