@@ -70,33 +70,12 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
 		return false, nil
 	}
-	fail := func(err error) (bool, error) {
-		return false, fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
-	}
-	settings, err := readSettings(prevDir)
+	prev, gone, why, err := previousFor(prevDir, f, cfg, isSet)
 	if err != nil {
-		return fail(err)
-	}
-	conflict, err := reconcile(settings, cfg, isSet)
-	if err != nil {
-		return fail(err)
-	}
-	if err := checkLMC(*cfg); err != nil {
 		return false, err
 	}
-	if conflict != "" {
-		return refuse("%s", conflict)
-	}
-	prev, gone, err := readPrevious(prevDir, f)
-	isNew, isCable := (*lft.NewSwitchError)(nil), (*lft.NewCableError)(nil)
-	if errors.As(err, &isNew) || errors.As(err, &isCable) {
-		return refuse("%v", err)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	if vl := prev.MaxVL(); vl >= max(cfg.VLs, 1) {
-		return refuse("its SL2VL tables map SLs to VL %d, and --vls %d allows VLs 0..%d", vl, cfg.VLs, cfg.VLs-1)
+	if why != "" {
+		return refuse("%s", why)
 	}
 	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now})
 	if err != nil {
@@ -124,6 +103,44 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	}
 	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files)
 	return true, nil
+}
+
+// previousFor reads the routing route wrote into prevDir, for fabric f
+// and a run with settings cfg (isSet: the flags it gave), and merges the
+// previous settings into cfg for the flags left out. It says why not to
+// repair it — the run asks for another routing, the fabric gained a switch
+// or cable, the SL2VL tables name a VL --vls lacks — or returns the error
+// of a file it cannot read.
+func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool) (*lft.Tables, *lft.Shrunk, string, error) {
+	fail := func(err error) (*lft.Tables, *lft.Shrunk, string, error) {
+		return nil, nil, "", fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
+	}
+	settings, err := readSettings(prevDir)
+	if err != nil {
+		return fail(err)
+	}
+	conflict, err := reconcile(settings, cfg, isSet)
+	if err != nil {
+		return fail(err)
+	}
+	if err := checkLMC(*cfg); err != nil {
+		return nil, nil, "", err
+	}
+	if conflict != "" {
+		return nil, nil, conflict, nil
+	}
+	prev, gone, err := readPrevious(prevDir, f)
+	isNew, isCable := (*lft.NewSwitchError)(nil), (*lft.NewCableError)(nil)
+	if errors.As(err, &isNew) || errors.As(err, &isCable) {
+		return nil, nil, err.Error(), nil
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if vl := prev.MaxVL(); vl >= max(cfg.VLs, 1) {
+		return nil, nil, fmt.Sprintf("its SL2VL tables map SLs to VL %d, and --vls %d allows VLs 0..%d", vl, cfg.VLs, cfg.VLs-1), nil
+	}
+	return prev, gone, "", nil
 }
 
 // readPrevious reads the LFTs, path SLs and SL2VL tables route wrote into
@@ -175,7 +192,7 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 func writeTables(dir string, tab *lft.Tables, sum *repairSummary, timings map[string]float64) error {
 	files := append(tableFiles(tab), jsonFile("summary.json", sum))
 	sum.Files = fileNames(files)
-	files = append(files, jsonFile("timings.json", timings)) // not in summary.json: it is not deterministic
+	files = append(files, jsonFile("timings.json", timings)) // listed after: summary.json is the same on every run, timings are not
 	if err := writeOutputs(dir, "-o", files); err != nil {
 		return err
 	}
