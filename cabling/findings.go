@@ -436,14 +436,25 @@ func (g *portGraph) placeName(k int) string {
 	if k >= g.nPlan {
 		return fmt.Sprintf("%s (GUID %s, not in the plan)", g.name(k), g.found.Node(g.foreign[k-g.nPlan]).GUID)
 	}
-	name := g.name(k)
-	if d := g.id.toFound[k]; d >= 0 && g.plan.Node(fabric.NodeID(k)).Kind == fabric.Switch && g.id.method[k] != ByDescription && g.id.method[k] != ByGUID {
-		// named after its cables: the installer finds it by its GUID, not
-		// by a rack position the cables may contradict
-		name = fmt.Sprintf("%s (the switch with GUID %s)", name, g.found.Node(d).GUID)
-	}
 	if r := g.rack(k); r > 0 {
-		return fmt.Sprintf("rack %d, %s", r, name)
+		return fmt.Sprintf("rack %d, %s", r, g.label(k))
+	}
+	return g.label(k)
+}
+
+// label is plan node k's name, with the GUID of the device found in its
+// place when that was not found by its description.
+func (g *portGraph) label(k int) string {
+	name := g.name(k)
+	if d := g.id.toFound[k]; d >= 0 && g.plan.Node(fabric.NodeID(k)).Kind == fabric.Switch && g.id.method[k] != ByDescription {
+		// not found by its description: the installer finds it by its
+		// GUID, not by a label or rack position that may say otherwise
+		found := g.found.Node(d)
+		if p, ok := g.plan.NodeByName(found.Name); ok && int(p) != k {
+			name = fmt.Sprintf("%s (the switch with GUID %s, which calls itself %s)", name, found.GUID, found.Name)
+		} else {
+			name = fmt.Sprintf("%s (the switch with GUID %s)", name, found.GUID)
+		}
 	}
 	return name
 }
@@ -472,7 +483,7 @@ func (g *portGraph) near(p, ref int32) string {
 	case k == kr:
 		return fmt.Sprintf("port %d", port)
 	case k < g.nPlan && g.rack(k) > 0 && g.rack(k) == g.rack(kr):
-		return g.short(p)
+		return fmt.Sprintf("%s port %d", g.label(k), port)
 	}
 	return g.where(p)
 }

@@ -248,3 +248,63 @@ func planText(t *testing.T, fab string) (*fabric.Fabric, *bytes.Buffer) {
 	}
 	return p, &buf
 }
+
+// TestASwitchFoundByGUIDIsNamedWithIt: two planned switches X and Y with
+// their descriptions traded and one host cable of each exchanged (seeded,
+// every plan): both are found by GUID, and every instruction that names
+// them gives the GUID and the name each calls itself, so the installer,
+// reading the labels, acts on the device meant.
+func TestASwitchFoundByGUIDIsNamedWithIt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 0))
+	for _, fab := range wiringfaults.Plans {
+		p := plan(t, fab)
+		host := func(sw fabric.NodeID) int { // a link from sw to a host, -1 if none
+			for i, l := range p.Links() {
+				if l.A.Node == sw && p.Kind(l.B.Node) == fabric.HCA || l.B.Node == sw && p.Kind(l.A.Node) == fabric.HCA {
+					return i
+				}
+			}
+			return -1
+		}
+		var withHosts []fabric.NodeID
+		for _, s := range p.IDsOf(fabric.Switch) {
+			if host(s) >= 0 {
+				withHosts = append(withHosts, s)
+			}
+		}
+		for range 3 {
+			x := withHosts[rng.IntN(len(withHosts))]
+			y := withHosts[rng.IntN(len(withHosts))]
+			if x == y {
+				continue
+			}
+			nodes, links := p.Nodes(), p.Links()
+			nodes[x].Name, nodes[y].Name = nodes[y].Name, nodes[x].Name
+			lx, ly := &links[host(x)], &links[host(y)]
+			swEnd := func(l *fabric.Link, sw fabric.NodeID) *fabric.PortRef {
+				if l.A.Node == sw {
+					return &l.A
+				}
+				return &l.B
+			}
+			ex, ey := swEnd(lx, x), swEnd(ly, y)
+			*ex, *ey = *ey, *ex
+			found, err := fabric.New(nodes, links)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := cabling.Verify(p, found)
+			if rep.Clean() {
+				t.Fatalf("%s: a host cable exchanged, and clean", fab)
+			}
+			for _, f := range rep.Findings {
+				for _, n := range []fabric.NodeID{x, y} {
+					label := fmt.Sprintf("%s (the switch with GUID %s, which calls itself %s)", p.Node(n).Name, p.Node(n).GUID, nodes[n].Name)
+					if strings.Contains(f.Instruction, p.Node(n).Name+" port") && !strings.Contains(f.Instruction, label) {
+						t.Fatalf("%s: %q names %s without %q", fab, f.Instruction, p.Node(n).Name, label)
+					}
+				}
+			}
+		}
+	}
+}
