@@ -17,6 +17,7 @@ import (
 type portGraph struct {
 	plan, found *fabric.Fabric
 	id          *identity
+	cutOff      bool // the discovery could not leave its first switch (cutOff in verify.go)
 	nPlan       int
 	foreign     []fabric.NodeID // per node key ≥ nPlan: the discovered node
 	foreignKey  []int           // per discovered node: its node key if foreign, else -1

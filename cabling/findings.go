@@ -2,6 +2,7 @@ package cabling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,6 +106,12 @@ func (g *portGraph) unconfirmedFinding(p fabric.NodeID, n fabric.Node, desc stri
 		"if it is %s (renamed, or with a new adapter), set its node description to %q or map GUID %s to it with --node-name-map; otherwise it is a host the plan does not have — unplug it and cable %s there",
 		g.placeName(int(p)), desc, n.GUID, name, name, n.GUID, name)
 	return Finding{Kind: Unconfirmed, Rack: g.rack(int(p)), Node: name, Nodes: appendNames(nil, name, desc), Instruction: instr, Actions: []Action{}}
+}
+
+// seen reports whether port p is on a discovered node.
+func (g *portGraph) seen(p int32) bool {
+	k, _ := g.node(p)
+	return k >= g.nPlan || g.id.toFound[k] >= 0
 }
 
 // absentGroup is the absent nodes one finding reports: a switch with the
@@ -257,6 +264,11 @@ func (g *portGraph) absentFinding(grp *absentGroup) Finding {
 			rest = append(rest, g.name(int(x)))
 		}
 		lead += fmt.Sprintf(" (also not found: %s)", strings.Join(rest, ", "))
+	}
+	if g.cutOff {
+		// beyond where the discovery stopped, a cable between two unseen
+		// ports may well be plugged: only steps on a seen port are sure
+		grp.steps = slices.DeleteFunc(grp.steps, func(s step) bool { return !g.seen(s.a) && !g.seen(s.b) })
 	}
 	texts := g.texts(grp.steps, grp.diffs...)
 	instr := lead

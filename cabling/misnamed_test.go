@@ -184,7 +184,8 @@ func traded(text, a, b string) string {
 // TestACutOffDiscoveryIsNamed: with every switch cable of one planned
 // switch unplugged, a discovery started on it (seeded, on every plan)
 // sees only that switch and its hosts. The report names that switch as
-// where the discovery could not go on, and its summary says so first; the
+// where the discovery could not go on, and its summary says so first; its
+// steps connect the cut cables and nothing the discovery never saw. The
 // same fabric discovered from elsewhere (the cut switch and its hosts
 // missing) names none.
 func TestACutOffDiscoveryIsNamed(t *testing.T) {
@@ -228,8 +229,23 @@ func TestACutOffDiscoveryIsNamed(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := fmt.Sprintf("rack %d, %s", p.Node(s).Place.Rack, p.Node(s).Name)
-			if rep := cabling.Verify(p, fromS); rep.CutOff != want || !strings.Contains(rep.Summary(), "could not leave "+want) {
+			rep := cabling.Verify(p, fromS)
+			if rep.CutOff != want || !strings.Contains(rep.Summary(), "could not leave "+want) {
 				t.Fatalf("%s: discovered from %s, cut off at %q:\n%s", fab, p.Node(s).Name, rep.CutOff, rep.Summary())
+			}
+			// the only sure steps are the cut switch's own cables: the
+			// cables beyond it were never seen, and may well be plugged
+			steps := 0
+			for _, f := range rep.Findings {
+				for _, a := range f.Actions {
+					if a.Op != cabling.OpConnect || a.A.Node != p.Node(s).Name && a.B.Node != p.Node(s).Name {
+						t.Fatalf("%s: cut off at %s, a step on unseen ports: %+v", fab, p.Node(s).Name, a)
+					}
+					steps++
+				}
+			}
+			if steps != len(cut) {
+				t.Fatalf("%s: %d of the cut switch's %d cables to connect", fab, steps, len(cut))
 			}
 			if rep := cabling.Verify(p, fromElsewhere); rep.CutOff != "" {
 				t.Fatalf("%s: discovered from beyond %s, cut off at %q", fab, p.Node(s).Name, rep.CutOff)

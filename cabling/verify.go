@@ -193,6 +193,7 @@ func verify(plan, found *fabric.Fabric) (*Report, *portGraph) {
 		}
 	}
 	rep.CutOff = cutOff(plan, found, id)
+	g.cutOff = rep.CutOff != ""
 	rep.Findings = append(rep.Findings, g.findings()...)
 	sortFindings(rep.Findings)
 	return rep, g
