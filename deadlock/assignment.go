@@ -143,6 +143,16 @@ func (a *Assignment) Routing() *layers.Routing { return a.r }
 // arrives on port in (0: from the switch itself) and leaves on port out
 // with service level sl: its SL2VL table.
 func (a *Assignment) VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
+	v := a.vl(sw, in, out, sl)
+	if a.VLs > 0 && int(v) >= a.VLs {
+		// no route meets this entry (every route's VLs are below a.VLs),
+		// but a switch refuses an SL2VL table that names a VL it lacks
+		v = uint8(a.VLs - 1)
+	}
+	return v
+}
+
+func (a *Assignment) vl(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	switch a.Scheme {
 	case SchemeHops:
 		if a.longVLs > 0 && int(sl) >= a.longSL {
