@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,6 +119,16 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 	settings, err := readSettings(prevDir)
 	if err != nil {
 		return fail(err)
+	}
+	if settings == nil && !isSet("vls") {
+		// a routing of an older slimroute records no settings: the
+		// switches have at least the VLs its SL2VL tables use, and a
+		// repair or recompute must not count on more
+		vl, err := highestVL(filepath.Join(prevDir, "sl2vl.txt"))
+		if err != nil {
+			return fail(err)
+		}
+		cfg.VLs = vl + 1
 	}
 	conflict, err := reconcile(settings, cfg, isSet)
 	if err != nil {
@@ -240,4 +251,26 @@ func endsWithNewline(file *os.File, path string) error {
 		return &fabric.ParseError{File: path, Msg: "does not end with a newline, as every file route writes does: it was cut short"}
 	}
 	return nil
+}
+
+// highestVL reads the highest VL an SL2VL file (ibdmchk's -d rows:
+// "GUID in out" and eight bytes 0x(VL)(VL)) maps an SL to; a row it
+// cannot read is left to the reader that reads the file in full.
+func highestVL(path string) (int, error) {
+	file, err := openInput(path)
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	vl := 0
+	err = fabric.ScanLines(file, path, func(_ int, line string) error {
+		fs := strings.Fields(line)
+		for _, b := range fs[min(3, len(fs)):] {
+			if v, err := strconv.ParseUint(strings.TrimPrefix(b, "0x"), 16, 8); err == nil {
+				vl = max(vl, int(v>>4), int(v&15))
+			}
+		}
+		return nil
+	})
+	return vl, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -27,7 +28,10 @@ import (
 // without a loop or credit loop, their SL2VL names no VL beyond --vls
 // (read off sl2vl.txt's text), and every HCA port has at least the
 // layers asked for (given, else the previous) as LIDs (read off
-// guid2lid); a repair writes its own timings.json (an in-place repair
+// guid2lid). A quarter of the previous routings lose their recorded
+// settings, as an older slimroute wrote them: then every routing flag
+// given means a full recompute, and --vls left out is the VLs the old
+// SL2VL tables use; a repair writes its own timings.json (an in-place repair
 // left the full run's). A run may instead fail, only by naming --vls.
 func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 	cases := 60
@@ -61,6 +65,11 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 		if _, err := runApp(t, append(append([]string{"route"}, flagArgs(prev)...), "--fabric", writeFabric(t, dir, "before.json", before), "-o", prevDir)...); err != nil {
 			t.Fatalf("case %d: the previous routing: %v", seed, err)
 		}
+		// a routing of an older slimroute records no settings
+		older := rng.IntN(4) == 0
+		if older {
+			stripSettings(t, filepath.Join(prevDir, "summary.json"))
+		}
 		now, added := before, false
 		switch rng.IntN(2) {
 		case 0: // one more cable cut
@@ -91,12 +100,19 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 		}
 		changed := false
 		for k, v := range given {
-			changed = changed || k != "vls" && v != prev[k]
+			changed = changed || k != "vls" && (v != prev[k] || older)
+		}
+		if _, ok := given["vls"]; older && !ok {
+			// the switches have at least the VLs the old tables use
+			asked["vls"] = strconv.Itoa(maxVLOf(t, filepath.Join(prevDir, "sl2vl.txt")) + 1)
+		}
+		if _, ok := given["layers"]; older && !ok {
+			asked["layers"] = "1" // a repair keeps the old layers, a recompute takes the default
 		}
 		outDir := filepath.Join(dir, "now")
 		args := append(flagArgs(given), "--fabric", writeFabric(t, dir, "now.json", now), "--previous", prevDir, "-o", outDir)
 		out, err := runApp(t, append([]string{"route"}, args...)...)
-		name := fmt.Sprintf("case %d (previous %v, given %v, cable added %v)", seed, prev, given, added)
+		name := fmt.Sprintf("case %d (previous %v, no settings recorded %v, given %v, cable added %v)", seed, prev, older, given, added)
 		if err != nil {
 			if !strings.Contains(err.Error(), "--vls") {
 				t.Fatalf("%s: %v", name, err)
@@ -140,6 +156,27 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 	t.Logf("%d repaired, %d recomputed", repaired, recomputed)
 	if repaired == 0 || recomputed == 0 {
 		t.Fatalf("the cases drew %d repairs and %d recomputes: want both", repaired, recomputed)
+	}
+}
+
+// stripSettings removes "settings" from a summary.json, as an older
+// slimroute wrote it.
+func stripSettings(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]json.RawMessage
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	delete(sum, "settings")
+	if b, err = json.Marshal(sum); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

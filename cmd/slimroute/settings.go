@@ -63,6 +63,7 @@ func readSettings(dir string) (*routeSettings, error) {
 	var sum struct {
 		Settings *routeSettings `json:"settings"`
 	}
+	b = bytes.TrimPrefix(b, []byte("\ufeff")) // a byte order mark, if an editor wrote one
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "summary.json"), err)
 	}
