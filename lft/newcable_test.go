@@ -83,15 +83,17 @@ func addedSwitchPorts(f *fabric.Fabric, cut, still []int) []string {
 	return out
 }
 
-// maxVLDigit is the highest hex digit among the 0xVV bytes of SL2VL text.
+// maxVLDigit is the highest hex digit among the 0xVV bytes of SL2VL text,
+// but 15 (dropped: no data VL).
 func maxVLDigit(text string) int {
 	vl := 0
 	for _, line := range strings.Split(text, "\n") {
 		fs := strings.Fields(line)
 		for _, b := range fs[min(3, len(fs)):] {
 			for _, d := range strings.TrimPrefix(b, "0x") {
-				v, _ := strconv.ParseUint(string(d), 16, 8)
-				vl = max(vl, int(v))
+				if v, _ := strconv.ParseUint(string(d), 16, 8); v != 15 {
+					vl = max(vl, int(v))
+				}
 			}
 		}
 	}

@@ -135,9 +135,10 @@ func (t *Tables) SL2VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	return row[out*16+int(sl)]
 }
 
-// MaxVL returns the highest VL the SL-to-VL tables map any SL to, over
-// the port pairs WriteSL2VL writes (every cabled out port, every in port
-// that is cabled or 0): the switches must offer VLs 0..MaxVL.
+// MaxVL returns the highest data VL the SL-to-VL tables map any SL to,
+// over the port pairs WriteSL2VL writes (every cabled out port, every in
+// port that is cabled or 0): the switches must offer VLs 0..MaxVL. VL 15
+// is no data VL: an SL mapped to it is dropped, on any switch.
 func (t *Tables) MaxVL() int {
 	vl := 0
 	for _, sw := range t.switches {
@@ -149,7 +150,9 @@ func (t *Tables) MaxVL() int {
 		for out := 1; out <= n; out++ {
 			for in := 0; in <= n && cabled(out); in++ {
 				for sl := uint8(0); sl < 16 && in != out && cabled(in); sl++ {
-					vl = max(vl, int(t.SL2VL(sw, in, out, sl)))
+					if v := int(t.SL2VL(sw, in, out, sl)); v != 15 {
+						vl = max(vl, v)
+					}
 				}
 			}
 		}

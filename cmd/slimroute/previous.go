@@ -267,7 +267,11 @@ func highestVL(path string) (int, error) {
 		fs := strings.Fields(line)
 		for _, b := range fs[min(3, len(fs)):] {
 			if v, err := strconv.ParseUint(strings.TrimPrefix(b, "0x"), 16, 8); err == nil {
-				vl = max(vl, int(v>>4), int(v&15))
+				for _, x := range []int{int(v >> 4), int(v & 15)} {
+					if x != 15 { // dropped: no data VL
+						vl = max(vl, x)
+					}
+				}
 			}
 		}
 		return nil
