@@ -124,11 +124,10 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 		// a routing of an older slimroute records no settings: the
 		// switches have at least the VLs its SL2VL tables use, and a
 		// repair or recompute must not count on more
-		vl, err := highestVL(filepath.Join(prevDir, "sl2vl.txt"))
-		if err != nil {
-			return fail(err)
+		// (a file that does not read is reported below, as it is read)
+		if vl, err := highestVL(filepath.Join(prevDir, "sl2vl.txt")); err == nil {
+			cfg.VLs = vl + 1
 		}
-		cfg.VLs = vl + 1
 	}
 	conflict, err := reconcile(settings, cfg, isSet)
 	if err != nil {
