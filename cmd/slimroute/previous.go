@@ -65,7 +65,7 @@ type repairCounts struct {
 // verifier refuses the result: the caller then recomputes in full with
 // cfg. Files it cannot read are an error: the user asked for a repair of
 // those files.
-func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string, timings map[string]float64) (bool, error) {
+func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string, ibdm bool, timings map[string]float64) (bool, error) {
 	refuse := func(format string, args ...any) (bool, error) {
 		why := strings.TrimSuffix(fmt.Sprintf(format, args...), "; recompute in full") // the repair's own advice
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
@@ -99,7 +99,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
-	if err := writeTables(outDir, tab, sum, timings); err != nil {
+	if err := writeTables(outDir, tab, sum, ibdm, timings); err != nil {
 		return false, err
 	}
 	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files)
@@ -197,10 +197,19 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 	return t, s, nil
 }
 
-// writeTables writes the forwarding-state files of tab, summary.json and
-// timings.json into dir as a set, as route does.
-func writeTables(dir string, tab *lft.Tables, sum *repairSummary, timings map[string]float64) error {
-	files := append(tableFiles(tab), jsonFile("summary.json", sum))
+// writeTables writes the forwarding-state files of tab (with ibdm,
+// ibdmchk's inputs too), summary.json and timings.json into dir as a set,
+// as route does.
+func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, timings map[string]float64) error {
+	files := tableFiles(tab)
+	if ibdm {
+		more, err := ibdmchkFiles(tab)
+		if err != nil {
+			return err
+		}
+		files = append(files, more...)
+	}
+	files = append(files, jsonFile("summary.json", sum))
 	sum.Files = fileNames(files)
 	files = append(files, jsonFile("timings.json", timings)) // listed after: summary.json is the same on every run, timings are not
 	if err := writeOutputs(dir, "-o", files); err != nil {

@@ -53,9 +53,12 @@ func TestRoutePreviousRepairsAFailedCable(t *testing.T) {
 	if _, err := runApp(t, "route", "--fabric", writeFabric(t, dir, "intact.json", intact), "--vls", "4", "-o", prevDir); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runApp(t, "route", "--fabric", writeFabric(t, dir, "damaged.json", damaged), "--vls", "4", "--previous", prevDir, "-o", outDir)
+	out, err := runApp(t, "route", "--fabric", writeFabric(t, dir, "damaged.json", damaged), "--vls", "4", "--previous", prevDir, "--ibdmchk", "-o", outDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(outDir, "ibdmchk", "fdbs")); err != nil {
+		t.Fatalf("--ibdmchk: the repair wrote no ibdmchk inputs: %v", err)
 	}
 	if !strings.Contains(out, "repaired the routing in "+prevDir) || strings.Contains(out, "recomputing in full") {
 		t.Fatalf("no repair:\n%s", out)

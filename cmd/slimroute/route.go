@@ -97,7 +97,7 @@ Examples:
 			}
 			lap("load_ms")
 			if prev := c.String("previous"); prev != "" {
-				if done, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output"), timings); done || err != nil {
+				if done, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output"), c.Bool("ibdmchk"), timings); done || err != nil {
 					return err
 				}
 			}
@@ -152,21 +152,31 @@ func routeFiles(f *fabric.Fabric, cfg pipeline.Config, res *pipeline.Result, ibd
 	}
 	files := tableFiles(tab)
 	if ibdm {
-		view, err := lft.NewIBDMView(tab)
+		more, err := ibdmchkFiles(tab)
 		if err != nil {
 			return nil, nil, err
 		}
-		files = append(files, []outputFile{
-			{"ibdmchk/subnet.lst", view.WriteSubnetList},
-			{"ibdmchk/fdbs", view.WriteFDBs},
-			{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
-			{"ibdmchk/psl", view.WritePathSL},
-			{"ibdmchk/sl2vl", view.WriteSL2VL},
-		}...)
+		files = append(files, more...)
 	}
 	files = append(files, jsonFile("summary.json", sum))
 	sum.Files = fileNames(files)
 	return sum, files, nil
+}
+
+// ibdmchkFiles are ibdmchk's verification inputs for tables tab, in
+// DIR/ibdmchk (--ibdmchk).
+func ibdmchkFiles(tab *lft.Tables) ([]outputFile, error) {
+	view, err := lft.NewIBDMView(tab)
+	if err != nil {
+		return nil, err
+	}
+	return []outputFile{
+		{"ibdmchk/subnet.lst", view.WriteSubnetList},
+		{"ibdmchk/fdbs", view.WriteFDBs},
+		{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
+		{"ibdmchk/psl", view.WritePathSL},
+		{"ibdmchk/sl2vl", view.WriteSL2VL},
+	}, nil
 }
 
 // bigOutput is the size from which route says how much it will write.
