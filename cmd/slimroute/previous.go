@@ -184,10 +184,14 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 		t, err = step.read(file, path)
 		// a file cut short may still read, its last line as a shorter,
 		// wrong one, or end between two tables as if a switch were new
-		if isNew := (*lft.NewSwitchError)(nil); err == nil || errors.As(err, &isNew) {
+		isNew := (*lft.NewSwitchError)(nil)
+		if err == nil || errors.As(err, &isNew) {
 			if cut := endsWithNewline(file, path); cut != nil {
 				err = cut
 			}
+		}
+		if isNew != nil && errors.Is(err, isNew) && names(filepath.Join(dir, "sl2vl.txt"), isNew.GUID.String()) {
+			err = &fabric.ParseError{File: path, Msg: fmt.Sprintf("no table for switch %s (%s), which sl2vl.txt has rows for: it was cut short", isNew.Name, isNew.GUID)}
 		}
 		file.Close()
 		if err != nil {
@@ -285,4 +289,23 @@ func highestVL(path string) (int, error) {
 		return nil
 	})
 	return vl, err
+}
+
+// names reports whether the file at path holds the text word; a file that
+// does not read holds nothing.
+func names(path, word string) bool {
+	file, err := openInput(path)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	found := false
+	fabric.ScanLines(file, path, func(_ int, line string) error {
+		if strings.Contains(line, word) {
+			found = true
+			return io.EOF // stop
+		}
+		return nil
+	})
+	return found
 }

@@ -76,6 +76,7 @@ func TestRoutePreviousRefusesFilesItCannotRead(t *testing.T) {
 			{"badline", bytes.Join(lines, []byte("\n")), fmt.Sprintf(":%d:", mid+1)},
 			{"cut", cut, ""}, // refused at its last line, or as not ending with a newline
 			{"cut-end", b[:bytes.LastIndex(b, []byte("# "))+3], ""}, // in the last comment, before a footer
+			{"cut-between", atBoundary(b), ""},                      // between two tables, or two lines
 		} {
 			prev := copyRoute(t, good, filepath.Join(dir, fmt.Sprintf("prev-%d-%s", i, c.kind)), name, c.data)
 			path := filepath.Join(prev, name)
@@ -89,4 +90,13 @@ func TestRoutePreviousRefusesFilesItCannotRead(t *testing.T) {
 	if o := runCLI("route", "--fabric", p["sf3.net"], "-o", p["outdir"]); o.status != 0 {
 		t.Errorf("following the advice, route without --previous: %s", o.stderr)
 	}
+}
+
+// atBoundary cuts a file route wrote where a cut leaves whole lines: an
+// LFT listing before its last table, any other file before its last line.
+func atBoundary(b []byte) []byte {
+	if i := bytes.LastIndex(b, []byte("Unicast lids")); i > 0 {
+		return b[:i]
+	}
+	return b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1]
 }
