@@ -219,6 +219,9 @@ func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, tim
 	if err := writeOutputs(dir, "-o", files); err != nil {
 		return err
 	}
+	if !ibdm {
+		dropStaleIBDMChk(io.Discard, dir)
+	}
 	sum.Files = append(sum.Files, "timings.json")
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,6 +129,9 @@ Examples:
 			if err := writeOutputs(dir, "-o", files); err != nil {
 				return err
 			}
+			if !c.Bool("ibdmchk") {
+				dropStaleIBDMChk(c.App.ErrWriter, dir)
+			}
 			sum.Files = append(sum.Files, "timings.json")
 			printRoute(c.App.Writer, res, sum, dir)
 			return nil
@@ -177,6 +181,30 @@ func ibdmchkFiles(tab *lft.Tables) ([]outputFile, error) {
 		{"ibdmchk/psl", view.WritePathSL},
 		{"ibdmchk/sl2vl", view.WriteSL2VL},
 	}, nil
+}
+
+// dropStaleIBDMChk removes DIR/ibdmchk, which an earlier run with
+// --ibdmchk wrote, after a run without it replaced the tables beside it:
+// left there, ibdmchk would judge the old routing. It removes only what
+// --ibdmchk writes, and leaves a directory holding anything else (saying
+// so).
+func dropStaleIBDMChk(warn io.Writer, dir string) {
+	sub := filepath.Join(dir, "ibdmchk")
+	entries, err := os.ReadDir(sub)
+	if err != nil {
+		return
+	}
+	ours := []string{"subnet.lst", "fdbs", "mcfdbs", "psl", "sl2vl"}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !slices.Contains(ours, e.Name()) {
+			fmt.Fprintf(warn, "slimroute: %s holds %s, which --ibdmchk does not write: left as it is, with the ibdmchk inputs of an earlier routing\n", sub, e.Name())
+			return
+		}
+	}
+	for _, e := range entries {
+		os.Remove(filepath.Join(sub, e.Name()))
+	}
+	os.Remove(sub)
 }
 
 // bigOutput is the size from which route says how much it will write.
