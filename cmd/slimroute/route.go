@@ -190,6 +190,9 @@ func ibdmchkFiles(tab *lft.Tables) ([]outputFile, error) {
 // so).
 func dropStaleIBDMChk(warn io.Writer, dir string) {
 	sub := filepath.Join(dir, "ibdmchk")
+	if fi, err := os.Lstat(sub); err != nil || !fi.IsDir() {
+		return // none, or a link or file of the user's: not ours to remove
+	}
 	entries, err := os.ReadDir(sub)
 	if err != nil {
 		return
