@@ -76,33 +76,7 @@ func (id *identity) crossedLabels(plan, found *fabric.Fabric) {
 		if !ok || q == p || plan.Node(q).Kind != n.Kind {
 			continue
 		}
-		dd, d2 := fabric.NodeID(d), id.toFound[q]
-		before := id.fit(plan, found, dd)
-		if d2 >= 0 {
-			before += id.fit(plan, found, d2)
-		}
-		id.toFound[p] = -1
-		id.assign(dd, q)
-		after := id.fit(plan, found, dd)
-		if d2 >= 0 {
-			id.assign(d2, p)
-			after += id.fit(plan, found, d2)
-		}
-		if after > before {
-			id.method[q] = ByGUID
-			if d2 >= 0 {
-				id.method[p] = ByGUID
-			} else {
-				id.method[p] = ""
-			}
-			continue
-		}
-		id.assign(dd, p) // as it was
-		if d2 >= 0 {
-			id.assign(d2, q)
-		} else {
-			id.toFound[q] = -1
-		}
+		id.trade(plan, found, fabric.NodeID(d), q, ByGUID)
 	}
 }
 
@@ -131,17 +105,10 @@ func (id *identity) swapByCables(plan, found *fabric.Fabric) {
 				if p2 == p1 || !byCables(p2) {
 					continue
 				}
-				d1, d2 := id.toFound[p1], id.toFound[p2]
-				before := id.fit(plan, found, d1) + id.fit(plan, found, d2)
-				id.assign(d1, p2)
-				id.assign(d2, p1)
-				if id.fit(plan, found, d1)+id.fit(plan, found, d2) > before {
-					id.method[p1], id.method[p2] = ByNeighbours, ByNeighbours
+				if id.trade(plan, found, id.toFound[p1], p2, ByNeighbours) {
 					traded = true
 					break
 				}
-				id.assign(d1, p1)
-				id.assign(d2, p2)
 			}
 		}
 		if !traded {
@@ -151,6 +118,41 @@ func (id *identity) swapByCables(plan, found *fabric.Fabric) {
 }
 
 func (id *identity) assign(d, p fabric.NodeID) { id.toPlan[d], id.toFound[p] = p, d }
+
+// trade names discovered node d, identified as plan node p, as plan node q
+// instead, and the node identified as q (if any) as p — and keeps that,
+// both names then identified how, only if it puts more of their cables as
+// planned (fit); a p left without a node is unidentified.
+func (id *identity) trade(plan, found *fabric.Fabric, d, q fabric.NodeID, how string) bool {
+	p, d2 := id.toPlan[d], id.toFound[q]
+	score := func() int {
+		n := id.fit(plan, found, d)
+		if d2 >= 0 {
+			n += id.fit(plan, found, d2)
+		}
+		return n
+	}
+	before := score()
+	id.toFound[p] = -1
+	id.assign(d, q)
+	if d2 >= 0 {
+		id.assign(d2, p)
+	}
+	if score() > before {
+		id.method[q], id.method[p] = how, how
+		if d2 < 0 {
+			id.method[p] = ""
+		}
+		return true
+	}
+	id.assign(d, p) // as it was
+	if d2 >= 0 {
+		id.assign(d2, q)
+	} else {
+		id.toFound[q] = -1
+	}
+	return false
+}
 
 // fit scores discovered node d's cables against the plan node it is
 // identified as: 2 for a far end identified as the planned peer at the
