@@ -174,13 +174,19 @@ func ibdmchkFiles(tab *lft.Tables) ([]outputFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ibdmchkOutputs(view), nil
+}
+
+// ibdmchkOutputs are the files --ibdmchk writes, each written from view;
+// with view nil, only their names are to be read.
+func ibdmchkOutputs(view *lft.IBDMView) []outputFile {
 	return []outputFile{
 		{"ibdmchk/subnet.lst", view.WriteSubnetList},
 		{"ibdmchk/fdbs", view.WriteFDBs},
 		{"ibdmchk/mcfdbs", func(io.Writer) error { return nil }},
 		{"ibdmchk/psl", view.WritePathSL},
 		{"ibdmchk/sl2vl", view.WriteSL2VL},
-	}, nil
+	}
 }
 
 // dropStaleIBDMChk removes DIR/ibdmchk, which an earlier run with
@@ -197,9 +203,9 @@ func dropStaleIBDMChk(warn io.Writer, dir string) {
 	if err != nil {
 		return
 	}
-	ours := []string{"subnet.lst", "fdbs", "mcfdbs", "psl", "sl2vl"}
+	ours := fileNames(ibdmchkOutputs(nil))
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !slices.Contains(ours, e.Name()) {
+		if !e.Type().IsRegular() || !slices.Contains(ours, "ibdmchk/"+e.Name()) {
 			fmt.Fprintf(warn, "slimroute: %s holds %s, which --ibdmchk does not write: left as it is, with the ibdmchk inputs of an earlier routing\n", sub, e.Name())
 			return
 		}
