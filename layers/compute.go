@@ -52,6 +52,9 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	if opts.Layers > 1 {
 		buildAlmost(g, r, load, opts.Seed)
 		if !opts.Unbalanced && opts.Layers <= balanceLayers && (r.Trees < 0 || r.Trees >= entryGroups(r.layers)) {
+			if opts.Regrow {
+				regrow(g, r, opts.Seed)
+			}
 			balance(g, r, !opts.unmended)
 		}
 	}

@@ -87,6 +87,14 @@ func (a *almost) planEntries(tree int) {
 
 // planFor computes the colouring for destination switch t.
 func (a *almost) planFor(t int) *entryPlan {
+	p := a.planWithAlternatives(t)
+	p.alts, p.index, p.mask = nil, nil, nil // the layers read nbs and colour only
+	return p
+}
+
+// planWithAlternatives computes the colouring for destination switch t
+// and keeps what it was computed from: every neighbour's alternatives.
+func (a *almost) planWithAlternatives(t int) *entryPlan {
 	p := &entryPlan{t: t, index: map[int]int{}}
 	g := a.g
 	a.order = g.bfs(t, a.dist, a.order)
@@ -105,8 +113,7 @@ func (a *almost) planFor(t int) *entryPlan {
 	for i, n := range p.nbs {
 		p.alts[i] = a.alternatives(p, n)
 	}
-	p.improve(groups)
-	p.alts, p.index, p.mask = nil, nil, nil // the layers read nbs and colour only
+	p.improve(groups, maxSpread)
 	return p
 }
 
@@ -188,11 +195,14 @@ func disjoint(r, s entryRoute) bool {
 	return !sharesChannel(r.chans[:r.n], s.chans[:s.n])
 }
 
+// maxSpread is the most the colours' sizes of the shared colouring differ.
+const maxSpread = 4
+
 // improve recolours neighbours, by swaps and by moves that keep the
-// colours' sizes within four of each other, while the sum of the
+// colours' sizes within spread of each other, while the sum of the
 // neighbours' scores grows (three passes at most: more gained nothing on
 // q = 5 … 13).
-func (p *entryPlan) improve(groups int) {
+func (p *entryPlan) improve(groups, spread int) {
 	N := len(p.nbs)
 	deps := make([][]int, N) // deps[j]: the neighbours whose score reads j's colour
 	for i, alts := range p.alts {
@@ -274,7 +284,7 @@ func (p *entryPlan) improve(groups int) {
 				}
 				size[c]--
 				size[x]++
-				if slices.Max(size)-slices.Min(size) <= 4 && try(i, x, -1, 0) {
+				if slices.Max(size)-slices.Min(size) <= spread && try(i, x, -1, 0) {
 					improved = true
 					continue
 				}

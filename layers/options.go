@@ -94,6 +94,15 @@ type Options struct {
 	// layer, which no move can even out. It skips the mending of short
 	// pairs too (mend.go), which runs after it.
 	Unbalanced bool
+	// Regrow rebuilds the trees of layers ≥ 1 of every destination switch
+	// whose neighbours get more disjoint alternatives from colourings of
+	// any sizes than from the shared one, each tree under its own
+	// colouring, for the pairs' disjoint paths (regrow.go): on Slim Fly
+	// q = 7 and 11 nearly every pair then has three, for busier layers
+	// and a slower routing (docs/quality.md). It applies to three or four
+	// layers of 2 to 3 hops on fabrics of diameter 2 with a tree per
+	// colour; elsewhere it changes nothing.
+	Regrow bool
 
 	unmended bool // balance without mending (tests compare)
 }

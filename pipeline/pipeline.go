@@ -26,6 +26,7 @@ type Config struct {
 	MaxLen     int    `toml:"max_len"`  // 0: automatic
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
 	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: by fabric size, -1: one per endpoint
+	Regrow     bool   `toml:"regrow"`   // each tree under its own colouring, for disjoint paths (layers.Options.Regrow)
 	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
@@ -87,7 +88,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("lids")
-	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, Workers: c.Workers})
+	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, Regrow: c.Regrow, Workers: c.Workers})
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ type routeSettings struct {
 	MaxLen         int    `json:"max_len"`
 	Seed           uint64 `json:"seed"`
 	Trees          int    `json:"trees"`
+	Regrow         bool   `json:"regrow"`
 	Deadlock       string `json:"deadlock"`
 	VLs            int    `json:"vls"`
 	LMC            int    `json:"lmc"` // -1: log2 of layers
@@ -36,12 +37,12 @@ type routeSettings struct {
 }
 
 func settingsOf(cfg pipeline.Config) *routeSettings {
-	return &routeSettings{cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Deadlock,
+	return &routeSettings{cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Regrow, cfg.Deadlock,
 		cfg.VLs, cfg.LMC, cfg.BestEffort, cfg.LFTCap, cfg.LIDsFromFabric}
 }
 
 func (s *routeSettings) apply(cfg *pipeline.Config) {
-	cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Deadlock = s.Layers, s.MinLen, s.MaxLen, s.Seed, s.Trees, s.Deadlock
+	cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Regrow, cfg.Deadlock = s.Layers, s.MinLen, s.MaxLen, s.Seed, s.Trees, s.Regrow, s.Deadlock
 	cfg.VLs, cfg.LMC, cfg.BestEffort, cfg.LFTCap, cfg.LIDsFromFabric = s.VLs, s.LMC, s.BestEffort, s.LFTCap, s.LIDsFromFabric
 }
 

@@ -1,0 +1,924 @@
+package layers
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Regrowing trees under their own colourings (Options.Regrow).
+//
+// The searches build a layer one source at a time under the colouring
+// shared by a destination switch's trees, and on Slim Fly q = 7 and 11
+// that colouring leaves adjacent pairs short of three disjoint paths: a
+// neighbour across t's group has them only if two of t's group neighbours
+// deliver in one layer each, one of them alone (docs/quality.md). regrow
+// rebuilds every tree of a destination switch that has better colourings
+// of any sizes (treeColourer), each under its own colouring, and searches
+// the tree's next switches in every layer at once, by annealing:
+//
+//   - a step gives one switch of one layer another next switch, keeping
+//     the tree loop-free, the neighbours of the colouring delivering and
+//     no other, every route of layers ≥ 1 at most three hops and layer 0
+//     minimal;
+//   - a step is scored by the disjoint paths (at most three) it gives or
+//     takes from the switches behind it, less the load it costs: the
+//     square of how far the channels it loads rise above regrowTarget ×
+//     their layer's mean, a little of every channel's load, and the
+//     share of the tree entering t over a cable beyond what the
+//     colourer's cap leaves it (so that one cable does not deliver alone
+//     for two of t's trees in a layer); no channel may rise above layer
+//     0's busiest (in layer 0), or regrowTotalSlack × the busiest channel
+//     over all layers, as they were before the pass.
+//
+// Each tree is grown under a few colourings and kept regrown under the
+// one that leaves fewest of its pairs short of three disjoint paths, if
+// no more than before. With diameter 2 and routes of at most three hops,
+// two routes from s to t share no channel exactly when their second
+// switches differ and so do their last switches before t: that is how a
+// step is scored, in O(1) per switch behind it. The trees are regrown
+// one after the other with a generator seeded by the tree: the tables
+// are the same on any number of cores. Balancing and mending follow.
+
+const (
+	// regrowSteps is the annealing budget per switch of a tree, per
+	// colouring; a tree stops early once no pair is short.
+	regrowSteps = 400
+	// regrowMaxSwitches bounds the fabrics regrown (a channel table of
+	// S² entries).
+	regrowMaxSwitches = 1024
+	// regrowTarget is the load, over its layer's mean, above which a
+	// channel costs: a channel at regrowTarget × (1 + 1/regrowLoadScale)
+	// costs as much as one disjoint path; regrowSpread weighs the square
+	// of every channel's load over the target (its share of a path).
+	regrowTarget    = 1.1
+	regrowLoadScale = 10
+	regrowSpread    = 50
+	// regrowTotalSlack bounds the busiest channel over all layers, as a
+	// multiple of the busiest before the pass.
+	regrowTotalSlack = 2
+	// lastHopWeight: a tree's whole routes entering t over a cable beyond
+	// its share under the colourer's cap cost this many disjoint paths.
+	lastHopWeight = 300
+	// overCapUnit: moving this many routes off a channel above the
+	// caps is worth one disjoint path.
+	overCapUnit = 8
+	// regrowTries is how many colourings a tree is grown under, the
+	// shared one (rotated) last.
+	regrowTries = 8
+)
+
+// regrower holds the loads of every layer and the tree being regrown.
+type regrower struct {
+	g        *graph
+	r        *Routing
+	layer    [][]int64 // [k][channel]
+	total    []int64
+	cap0     int64 // layer 0's busiest channel at the start
+	capTotal int64 // regrowTotalSlack × the busiest over all layers at the start
+	target   []int64
+	chanOf   []int32 // [x*S + y]: the first channel from x to y, -1 none
+	dist     []int32
+	order    []int32
+	members  [][]int
+	pcg      *rand.PCG
+	rng      *rand.Rand
+	seed     uint64
+	cur, old growTree
+	deltas   []chanDelta // the channel loads a step changes
+	kept     [][]int32   // the best regrown tree's next switches, per layer
+	// last hops of the tree being regrown: [(k-1)*N + i] its share of
+	// routes entering t from neighbour i of the plan in layer k, and the
+	// share the colourer's cap leaves it
+	nbIdx        []int32 // switch -> index into the plan's neighbours, -1 none
+	N            int
+	cell, budget []float64
+	sumW         float64
+}
+
+// chanDelta is a change of one channel's load.
+type chanDelta struct {
+	c int32
+	v int64
+}
+
+// regrowApplies tells whether the fabric's trees can be regrown: layers
+// of 2 to 3 hops on a fabric of diameter 2 without parallel cables, three
+// or four layers (one colour per layer ≥ 1) and at least a tree per
+// colour for every destination switch.
+func regrowApplies(g *graph, r *Routing) bool {
+	S := len(g.adj)
+	if r.layers < 3 || r.layers > 4 || r.Bounds != (Bounds{Min: 2, Max: 3}) || S > regrowMaxSwitches {
+		return false
+	}
+	if r.Trees >= 0 && r.Trees < entryGroups(r.layers) {
+		return false
+	}
+	dist, order := make([]int32, S), make([]int32, 0, S)
+	for s := 0; s < S; s++ {
+		peers := slices.Clone(g.peer[g.chOff[s]:g.chOff[s+1]])
+		slices.Sort(peers)
+		if len(slices.Compact(peers)) != g.chOff[s+1]-g.chOff[s] {
+			return false
+		}
+		order = g.bfs(s, dist, order)
+		if len(order) != S || dist[order[S-1]] > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// regrow regrows the trees of every destination switch that has better
+// colourings than the shared one.
+func regrow(g *graph, r *Routing, seed uint64) {
+	if !regrowApplies(g, r) {
+		return
+	}
+	rg := newRegrower(g, r, seed)
+	planner := newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)
+	for t := range g.adj {
+		var reps []int
+		var weights []float64
+		sum := 0.0
+		for d := 0; d < g.nEP; d++ {
+			if g.dests[d].Switch == t && r.share[d] == d {
+				reps = append(reps, d)
+				weights = append(weights, float64(len(rg.members[d])))
+				sum += weights[len(weights)-1]
+			}
+		}
+		if len(reps) == 0 {
+			continue
+		}
+		p := planner.planWithAlternatives(t)
+		tc := p.colourer(entryGroups(r.layers), sum, rg.farRoutes(planner, p))
+		if tc == nil {
+			continue
+		}
+		rg.start(t, p)
+		for i, d := range reps {
+			rg.budget = tc.budget(weights[i], rg.budget)
+			rg.regrowTree(d, p.nbs, append(tc.ranked(weights[i], regrowTries-1), tc.rotated(i)))
+			rg.read(&rg.old, d)
+			tc.commit(rg.lastHopShares(&rg.old, nil), weights[i])
+		}
+	}
+}
+
+// start prepares the regrowing of destination switch t's trees (p: its
+// colouring's plan).
+func (rg *regrower) start(t int, p *entryPlan) {
+	rg.order = rg.g.bfs(t, rg.dist, rg.order)
+	rg.N = len(p.nbs)
+	for i := range rg.nbIdx {
+		rg.nbIdx[i] = -1
+	}
+	for i, n := range p.nbs {
+		rg.nbIdx[n] = int32(i)
+	}
+}
+
+func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
+	S := len(g.adj)
+	C := g.chOff[S]
+	rg := &regrower{g: g, r: r, seed: seed, total: make([]int64, C),
+		dist: make([]int32, S), order: make([]int32, 0, S),
+		cur: newGrowTree(S, r.layers), old: newGrowTree(S, r.layers)}
+	rg.pcg = rand.NewPCG(seed, 0)
+	rg.kept = make([][]int32, r.layers)
+	rg.nbIdx = make([]int32, S)
+	rg.rng = rand.New(rg.pcg)
+	rg.members = make([][]int, g.nEP)
+	for e := 0; e < g.nEP; e++ {
+		rg.members[r.share[e]] = append(rg.members[r.share[e]], e)
+	}
+	rg.chanOf = make([]int32, S*S)
+	for i := range rg.chanOf {
+		rg.chanOf[i] = -1
+	}
+	for x := 0; x < S; x++ {
+		for c := g.chOff[x+1] - 1; c >= g.chOff[x]; c-- {
+			rg.chanOf[x*S+int(g.peer[c])] = int32(c)
+		}
+	}
+	rg.layer = make([][]int64, r.layers)
+	for k := range rg.layer {
+		rg.layer[k] = make([]int64, C)
+		for d := 0; d < g.nEP; d++ {
+			if k == 0 || r.share[d] == d {
+				rg.addTable(k, d)
+			}
+		}
+	}
+	for k, l := range rg.layer {
+		for c, v := range l {
+			rg.total[c] += v
+		}
+		rg.target = append(rg.target, int64(regrowTarget/balanceSlack*float64(slackTarget(l))))
+		if k == 0 {
+			rg.cap0 = slices.Max(l)
+		}
+	}
+	rg.capTotal = regrowTotalSlack * slices.Max(rg.total)
+	return rg
+}
+
+// addTable adds the routes of layer k's table of endpoint d to the loads
+// of that layer (the total follows in newRegrower).
+func (rg *regrower) addTable(k, d int) {
+	g, S := rg.g, len(rg.g.adj)
+	tab := rg.r.next[k][d*S : (d+1)*S]
+	w := int64(1)
+	if k > 0 {
+		w = int64(len(rg.members[d]))
+	}
+	for s := range tab {
+		for x := s; tab[x] != hopLocal; x = int(g.peer[g.chOff[x]+int(tab[x])]) {
+			rg.layer[k][g.chOff[x]+int(tab[x])] += int64(g.hosts[s]) * w
+		}
+	}
+}
+
+// growTree is one destination tree in every layer, switch by switch: next
+// switch, route length, first switch after t on the route, the switches
+// whose next switch it is, and the routes through it.
+type growTree struct {
+	t, d  int
+	par   [][]int32 // [k][s]; -1 for t
+	dep   [][]int8
+	ent   [][]int32
+	kids  [][][]int32
+	sub   [][]int64
+	fixed [][]bool  // [k][s]: the next switch may not change
+	w     []int64   // routes s sends in layers ≥ 1: its hosts × the tree's endpoints
+	w0    []int64   // in layer 0: its hosts (the other endpoints have their own tables)
+	l0    [][]int32 // layer-0 next switch of the tree's other endpoints
+	score []int8    // per switch: disjoint paths summed over the endpoints
+	buf   []int32
+}
+
+func newGrowTree(S, layers int) growTree {
+	gt := growTree{w: make([]int64, S), w0: make([]int64, S), score: make([]int8, S)}
+	for k := 0; k < layers; k++ {
+		gt.par = append(gt.par, make([]int32, S))
+		gt.dep = append(gt.dep, make([]int8, S))
+		gt.ent = append(gt.ent, make([]int32, S))
+		gt.kids = append(gt.kids, make([][]int32, S))
+		gt.sub = append(gt.sub, make([]int64, S))
+		gt.fixed = append(gt.fixed, make([]bool, S))
+	}
+	return gt
+}
+
+// read loads endpoint d's tables, every layer, into gt.
+func (rg *regrower) read(gt *growTree, d int) {
+	g, S := rg.g, len(rg.g.adj)
+	gt.t, gt.d = g.dests[d].Switch, d
+	ms := rg.members[d]
+	for s := range gt.w {
+		gt.w0[s] = int64(g.hosts[s])
+		gt.w[s] = gt.w0[s] * int64(len(ms))
+		gt.fixed[0][s] = s == gt.t || rg.dist[s] <= 1
+	}
+	for k := range gt.par {
+		readTable(g, rg.r.next[k][d*S:(d+1)*S], gt.par[k])
+		gt.derive(k)
+	}
+	gt.l0 = gt.l0[:0]
+	for _, e := range ms[1:] {
+		p := make([]int32, S)
+		readTable(g, rg.r.next[0][e*S:(e+1)*S], p)
+		gt.l0 = append(gt.l0, p)
+	}
+	gt.rescoreAll(rg.want())
+}
+
+// readTable sets par to the next switch of every switch in tab (-1 where
+// the destination hangs off it).
+func readTable(g *graph, tab []uint8, par []int32) {
+	for s, j := range tab {
+		par[s] = -1
+		if j != hopLocal {
+			par[s] = g.peer[g.chOff[s]+int(j)]
+		}
+	}
+}
+
+// want is the disjoint paths a pair is aimed at.
+func (rg *regrower) want() int { return min(keepPaths, rg.r.layers) }
+
+// derive computes layer k's route lengths, first switches after t, child
+// lists and routes through each switch from its next switches.
+func (gt *growTree) derive(k int) {
+	par, dep, ent, sub := gt.par[k], gt.dep[k], gt.ent[k], gt.sub[k]
+	w := gt.w
+	if k == 0 {
+		w = gt.w0
+	}
+	for s := range par {
+		gt.kids[k][s] = gt.kids[k][s][:0]
+		sub[s] = 0
+	}
+	for s, p := range par {
+		if p >= 0 {
+			gt.kids[k][p] = append(gt.kids[k][p], int32(s))
+		}
+		h, e := 0, int32(s)
+		for x := int32(s); par[x] >= 0; x = par[x] {
+			h++
+			e = x
+			sub[x] += w[s]
+		}
+		dep[s], ent[s] = int8(min(h, 100)), e
+	}
+}
+
+// hop returns s's route in layer k as its second switch and its last
+// switch before t (s itself when it delivers); ok is false when the
+// route is longer than three hops (out of bounds, and not judged by the
+// two switches).
+func (gt *growTree) hop(k, s int) (f, l int32, ok bool) {
+	if gt.dep[k][s] > 3 {
+		return 0, 0, false
+	}
+	return gt.par[k][s], gt.ent[k][s], true
+}
+
+// disjoint returns how many of s's routes to the tree's m-th endpoint,
+// at most want, share no channel.
+func (gt *growTree) disjoint(s, m, want int) int {
+	var f, l [4]int32
+	n := 0
+	for k := range gt.par {
+		a, b, ok := gt.hop(k, s)
+		if k == 0 && m > 0 {
+			a, b, ok = gt.l0[m-1][s], int32(s), true
+			if a != int32(gt.t) {
+				b = a // layer 0 is minimal: at most two hops
+			}
+		}
+		if ok {
+			f[n], l[n] = a, b
+			n++
+		}
+	}
+	return min(maxDisjoint(f[:n], l[:n]), want)
+}
+
+// maxDisjoint is the largest set of routes of at most three hops, given
+// by their second and last switches, that pairwise differ in both.
+func maxDisjoint(f, l []int32) int {
+	best := min(len(f), 1)
+	for m := 1; m < 1<<len(f); m++ {
+		c := 0
+		ok := true
+		for i := 0; i < len(f) && ok; i++ {
+			if m>>i&1 == 0 {
+				continue
+			}
+			c++
+			for j := i + 1; j < len(f); j++ {
+				if m>>j&1 == 1 && (f[i] == f[j] || l[i] == l[j]) {
+					ok = false
+					break
+				}
+			}
+		}
+		if ok {
+			best = max(best, c)
+		}
+	}
+	return best
+}
+
+// scoreOf is switch s's disjoint paths summed over the tree's endpoints
+// (0 for a switch without hosts: it has no pair).
+func (gt *growTree) scoreOf(s, want int, hosts int) int8 {
+	if hosts == 0 || s == gt.t {
+		return 0
+	}
+	n := 0
+	for m := 0; m <= len(gt.l0); m++ {
+		n += gt.disjoint(s, m, want)
+	}
+	return int8(n)
+}
+
+func (gt *growTree) rescoreAll(want int) {
+	// hosts are folded into w: w > 0 exactly when s has hosts
+	for s := range gt.score {
+		gt.score[s] = gt.scoreOf(s, want, int(min(gt.w[s], 1)))
+	}
+}
+
+// short counts the pairs of the tree with fewer than want disjoint paths.
+func (gt *growTree) short(want int) int {
+	n := 0
+	for s := range gt.score {
+		if gt.w[s] > 0 && s != gt.t {
+			for m := 0; m <= len(gt.l0); m++ {
+				if gt.disjoint(s, m, want) < want {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// addTree adds sign × gt's routes to the loads: every layer's, the
+// representative's own layer 0 included (its other endpoints' layer-0
+// tables are theirs, and unchanged).
+func (rg *regrower) addTree(gt *growTree, sign int64) {
+	S := len(rg.g.adj)
+	for k, par := range gt.par {
+		for s := range par {
+			w := gt.w[s]
+			if k == 0 {
+				w = gt.w0[s]
+			}
+			for x := s; par[x] >= 0; x = int(par[x]) {
+				c := rg.chanOf[x*S+int(par[x])]
+				rg.layer[k][c] += sign * w
+				rg.total[c] += sign * w
+			}
+		}
+	}
+}
+
+// seedLayer builds layer k of gt under a colouring: the neighbours of t
+// for which deliver holds deliver, every other switch takes the least
+// loaded next switch that gives it a route of two or three hops (two
+// first). It fails when some switch has none.
+func (rg *regrower) seedLayer(gt *growTree, k int, deliver func(n int) bool) bool {
+	g, S, t := rg.g, len(rg.g.adj), gt.t
+	par, dep := gt.par[k], gt.dep[k]
+	for s := range par {
+		par[s], dep[s] = -2, -1
+		gt.fixed[k][s] = s == t
+	}
+	par[t], dep[t] = -1, 0
+	for _, n := range g.peer[g.chOff[t]:g.chOff[t+1]] {
+		if deliver(int(n)) {
+			par[n], dep[n] = int32(t), 1
+			gt.fixed[k][n] = true
+		}
+	}
+	for round := 0; round < 2; round++ {
+		rg.seedPasses(gt, k)
+		// a neighbour with no route through the others delivers itself
+		for _, n := range g.peer[g.chOff[t]:g.chOff[t+1]] {
+			if par[n] == -2 {
+				par[n], dep[n] = int32(t), 1
+				gt.fixed[k][n] = true
+			}
+		}
+	}
+	for s := 0; s < S; s++ {
+		if par[s] == -2 {
+			return false
+		}
+	}
+	gt.derive(k)
+	return true
+}
+
+// seedPasses gives the switches of layer k without a next switch the
+// least loaded one that makes their route two or three hops (two first).
+func (rg *regrower) seedPasses(gt *growTree, k int) {
+	g, t := rg.g, gt.t
+	par, dep := gt.par[k], gt.dep[k]
+	for pass := 0; pass < 3; pass++ {
+		for _, s := range rg.order {
+			if par[s] != -2 {
+				continue
+			}
+			best, bestDep, bestLoad := int32(-1), int8(3), int64(0)
+			for c := g.chOff[s]; c < g.chOff[s+1]; c++ {
+				u := g.peer[c]
+				if int(u) == t || dep[u] < 1 || dep[u] > 2 {
+					continue
+				}
+				l := rg.layer[k][c]
+				if dep[u] < bestDep || dep[u] == bestDep && l < bestLoad {
+					best, bestDep, bestLoad = u, dep[u], l
+				}
+			}
+			if best >= 0 {
+				par[s], dep[s] = best, bestDep+1
+			}
+		}
+	}
+}
+
+// regrowTree grows endpoint d's tree under each of the colourings cols
+// (per neighbour of nbs: the layer, from 0, in which it delivers) until
+// one leaves none of its pairs short, and keeps the one that leaves
+// fewest short, if no more than the tree had and the caps hold; it returns
+// that colouring, or nil when the tree stays as it was.
+func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) []int8 {
+	cur, old := &rg.cur, &rg.old
+	want := rg.want()
+	rg.read(old, d)
+	best := old.short(want) + 1
+	rg.addTree(old, -1)
+	var chosen []int8
+	for _, col := range cols {
+		if best == 0 {
+			break
+		}
+		if !rg.grow(cur, d, nbs, col) {
+			continue
+		}
+		rg.cell = rg.lastHopShares(cur, rg.cell)
+		rg.addTree(cur, 1)
+		rg.pcg.Seed(rg.seed, uint64(d)|1<<40)
+		rg.anneal(cur, regrowSteps*len(rg.g.adj))
+		if n := cur.short(want); n < best && rg.withinCaps() {
+			best, chosen = n, col
+			for k := range cur.par {
+				rg.kept[k] = append(rg.kept[k][:0], cur.par[k]...)
+			}
+		}
+		rg.addTree(cur, -1)
+	}
+	if chosen == nil {
+		rg.addTree(old, 1)
+		return nil
+	}
+	for k := range cur.par {
+		copy(cur.par[k], rg.kept[k])
+		cur.derive(k)
+	}
+	rg.addTree(cur, 1)
+	rg.write(cur)
+	return chosen
+}
+
+// grow sets gt to endpoint d's tree with layers ≥ 1 seeded under
+// colouring col; false when a layer cannot be seeded.
+func (rg *regrower) grow(gt *growTree, d int, nbs []int, col []int8) bool {
+	rg.read(gt, d)
+	for k := 1; k < len(gt.par); k++ {
+		deliver := func(n int) bool {
+			i := slices.Index(nbs, n)
+			return i < 0 || int(col[i]) == k-1
+		}
+		if !rg.seedLayer(gt, k, deliver) {
+			return false
+		}
+	}
+	gt.rescoreAll(rg.want())
+	return true
+}
+
+// withinCaps tells whether no channel is above the caps of the start.
+func (rg *regrower) withinCaps() bool {
+	return slices.Max(rg.layer[0]) <= rg.cap0 && slices.Max(rg.total) <= rg.capTotal
+}
+
+// write stores gt in the tables of its endpoints: layers ≥ 1 for every
+// endpoint sharing the tree, layer 0 for its representative.
+func (rg *regrower) write(gt *growTree) {
+	g, S := rg.g, len(rg.g.adj)
+	for k, par := range gt.par {
+		es := rg.members[gt.d]
+		if k == 0 {
+			es = es[:1]
+		}
+		for _, e := range es {
+			tab := rg.r.next[k][e*S : (e+1)*S]
+			for s, p := range par {
+				tab[s] = hopLocal
+				if p >= 0 {
+					tab[s] = uint8(int(rg.chanOf[s*S+int(p)]) - g.chOff[s])
+				}
+			}
+		}
+	}
+}
+
+// anneal changes next switches of gt for the given number of steps, half
+// of them at switches of pairs still short, and stops early once none is.
+func (rg *regrower) anneal(gt *growTree, steps int) {
+	g, want := rg.g, rg.want()
+	var short []int32
+	for i := 0; i < steps; i++ {
+		if i%64 == 0 {
+			short = short[:0]
+			for s, sc := range gt.score {
+				if gt.w[s] > 0 && s != gt.t && int(sc) < want*(len(gt.l0)+1) {
+					short = append(short, int32(s))
+				}
+			}
+			if len(short) == 0 {
+				return
+			}
+		}
+		temp := 0.6*(1-float64(i)/float64(steps)) + 0.02
+		k := rg.rng.IntN(len(gt.par))
+		switch rg.rng.IntN(3) {
+		case 0: // a short source or its next switch
+			v := int(short[rg.rng.IntN(len(short))])
+			if p := gt.par[k][v]; rg.rng.IntN(2) == 0 && p >= 0 && int(p) != gt.t {
+				v = int(p)
+			}
+			rg.try(gt, k, v, rg.randomPeer(v), temp)
+		case 1: // a short source over a neighbour to its neighbour
+			s := int(short[rg.rng.IntN(len(short))])
+			y := rg.randomPeer(s)
+			if m := rg.randomPeer(int(y)); int(y) != gt.t && int(m) != s {
+				rg.tryVia(gt, k, s, y, m, temp)
+			}
+		default:
+			v := rg.rng.IntN(len(g.adj))
+			rg.try(gt, k, v, rg.randomPeer(v), temp)
+		}
+	}
+}
+
+// try gives switch v of layer k the next switch u, if the tree allows it,
+// and keeps the change by the annealing rule at temperature temp.
+func (rg *regrower) try(gt *growTree, k, v int, u int32, temp float64) {
+	old := gt.par[k][v]
+	gain, ok := rg.step(gt, k, v, u)
+	if ok && !rg.keep(gain, temp) {
+		rg.undo(gt, k, v, old)
+	}
+}
+
+// tryVia routes s in layer k over its neighbour y to m: y takes next
+// switch m, then s takes y; both are kept or undone together.
+func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp float64) {
+	oldY, oldS := gt.par[k][y], gt.par[k][s]
+	if oldS == y {
+		rg.try(gt, k, int(y), m, temp)
+		return
+	}
+	gain := 0.0
+	if oldY != m {
+		g, ok := rg.step(gt, k, int(y), m)
+		if !ok {
+			return
+		}
+		gain = g
+	}
+	g, ok := rg.step(gt, k, s, y)
+	if ok && rg.keep(gain+g, temp) {
+		return
+	}
+	if ok {
+		rg.undo(gt, k, s, oldS)
+	}
+	if oldY != m {
+		rg.undo(gt, k, int(y), oldY)
+	}
+}
+
+// keep is the annealing rule: a gain ≥ 0 always, a loss with probability
+// e^(gain/temp).
+func (rg *regrower) keep(gain, temp float64) bool {
+	return gain >= 0 || rg.rng.Float64() < math.Exp(gain/temp)
+}
+
+// step makes u v's next switch in layer k if the tree and the caps allow
+// it, and returns the disjoint paths gained behind v less the load cost.
+func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain float64, ok bool) {
+	if v == gt.t || gt.fixed[k][v] || !rg.canMove(gt, k, v, u) {
+		return 0, false
+	}
+	rg.shiftDeltas(gt, k, v, u)
+	cost, ok := rg.price(k)
+	if !ok {
+		return 0, false
+	}
+	cost += rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][u])
+	gt.buf = gt.subtree(k, v, gt.buf[:0])
+	before := 0
+	for _, x := range gt.buf {
+		before += int(gt.score[x])
+	}
+	gt.relink(k, v, u)
+	rg.shiftLoads(k)
+	return float64(gt.rescore(rg, gt.buf)-before) - cost, true
+}
+
+// moveEntry moves the share of the routes through v in layer k from
+// entering t at from to entering at to, and returns the change in their
+// cost: lastHopWeight per tree's share above the budget.
+func (rg *regrower) moveEntry(gt *growTree, k, v int, from, to int32) float64 {
+	if k == 0 || from == to {
+		return 0
+	}
+	x := float64(gt.sub[k][v]) / rg.sumW
+	cost := 0.0
+	for _, e := range [2]struct {
+		n int32
+		d float64
+	}{{from, -x}, {to, x}} {
+		i := rg.nbIdx[e.n]
+		if i < 0 {
+			continue
+		}
+		c := (k-1)*rg.N + int(i)
+		over := func(v float64) float64 { return max(v-rg.budget[c], 0) }
+		cost += lastHopWeight * (over(rg.cell[c]+e.d) - over(rg.cell[c]))
+		rg.cell[c] += e.d
+	}
+	return cost
+}
+
+// undo gives v its next switch old back, with the loads and scores.
+func (rg *regrower) undo(gt *growTree, k, v int, old int32) {
+	rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][old])
+	rg.shiftDeltas(gt, k, v, old)
+	rg.shiftLoads(k)
+	gt.relink(k, v, old)
+	gt.buf = gt.subtree(k, v, gt.buf[:0])
+	gt.rescore(rg, gt.buf)
+}
+
+// canMove tells whether v may take next switch u in layer k: t is not
+// among v's next switches unless v delivers by the colouring (then it is
+// fixed), u's route avoids v, no route behind v grows past three hops,
+// and layer 0 stays minimal.
+func (rg *regrower) canMove(gt *growTree, k, v int, u int32) bool {
+	t := int32(gt.t)
+	if u == t || u == gt.par[k][v] {
+		return false
+	}
+	if k == 0 {
+		return rg.dist[u] == rg.dist[v]-1
+	}
+	for x := u; x != t; x = gt.par[k][x] {
+		if int(x) == v {
+			return false
+		}
+	}
+	return int(gt.dep[k][u])+1+gt.height(k, v) <= 3
+}
+
+// height is how far below v its subtree reaches (0: v alone).
+func (gt *growTree) height(k, v int) int {
+	h := 0
+	for _, c := range gt.kids[k][v] {
+		h = max(h, 1+gt.height(k, int(c)))
+	}
+	return h
+}
+
+// subtree appends v and the switches behind it in layer k to out.
+func (gt *growTree) subtree(k, v int, out []int32) []int32 {
+	out = append(out, int32(v))
+	for _, c := range gt.kids[k][v] {
+		out = gt.subtree(k, int(c), out)
+	}
+	return out
+}
+
+// relink makes u the next switch of v in layer k and updates the lists,
+// routes through, lengths and first switches of v's subtree.
+func (gt *growTree) relink(k, v int, u int32) {
+	par, W := gt.par[k], gt.sub[k][v]
+	old := par[v]
+	for x := old; x >= 0 && par[x] >= 0; x = par[x] {
+		gt.sub[k][x] -= W
+	}
+	gt.kids[k][old] = slices.DeleteFunc(gt.kids[k][old], func(c int32) bool { return int(c) == v })
+	par[v] = u
+	gt.kids[k][u] = append(gt.kids[k][u], int32(v))
+	for x := u; x >= 0 && par[x] >= 0; x = par[x] {
+		gt.sub[k][x] += W
+	}
+	gt.place(k, v, gt.dep[k][u]+1, gt.ent[k][u])
+}
+
+// place sets the length and first switch of v and its subtree.
+func (gt *growTree) place(k, v int, dep int8, ent int32) {
+	gt.dep[k][v], gt.ent[k][v] = dep, ent
+	for _, c := range gt.kids[k][v] {
+		gt.place(k, int(c), dep+1, ent)
+	}
+}
+
+// rescore recomputes the scores of the switches in list and returns
+// their sum.
+func (gt *growTree) rescore(rg *regrower, list []int32) int {
+	want, n := rg.want(), 0
+	for _, x := range list {
+		gt.score[x] = gt.scoreOf(int(x), want, int(min(gt.w[x], 1)))
+		n += int(gt.score[x])
+	}
+	return n
+}
+
+// shiftDeltas sets rg.deltas to the change of moving the routes
+// through v in layer k from v's route onto v → u and u's route.
+func (rg *regrower) shiftDeltas(gt *growTree, k, v int, u int32) {
+	S := len(rg.g.adj)
+	W := gt.sub[k][v]
+	rg.deltas = rg.deltas[:0]
+	add := func(c int32, w int64) {
+		for i := range rg.deltas {
+			if rg.deltas[i].c == c {
+				rg.deltas[i].v += w
+				return
+			}
+		}
+		rg.deltas = append(rg.deltas, chanDelta{c, w})
+	}
+	par := gt.par[k]
+	for x := int32(v); par[x] >= 0; x = par[x] {
+		add(rg.chanOf[int(x)*S+int(par[x])], -W)
+	}
+	add(rg.chanOf[v*S+int(u)], W)
+	for x := u; par[x] >= 0; x = par[x] {
+		add(rg.chanOf[int(x)*S+int(par[x])], W)
+	}
+}
+
+// price is the cost of rg.deltas in layer k: the change in the channels'
+// squared excess over the layer's target, in disjoint paths, and in their
+// load above the caps of the start; ok is false when a channel would rise
+// above a cap.
+func (rg *regrower) price(k int) (cost float64, ok bool) {
+	for _, d := range rg.deltas {
+		if d.v == 0 {
+			continue
+		}
+		x, y := rg.layer[k][d.c], rg.total[d.c]
+		if d.v > 0 && (k == 0 && x+d.v > rg.cap0 || y+d.v > rg.capTotal) {
+			return 0, false
+		}
+		cost += excess(x+d.v, rg.target[k]) - excess(x, rg.target[k])
+		// a seeded layer may start above the caps: leaving them is worth it
+		cost += float64(max(y+d.v-rg.capTotal, 0)-max(y-rg.capTotal, 0)) / overCapUnit
+	}
+	return cost, true
+}
+
+// excess is the cost of a channel at load x in a layer with the given
+// target: the square of its excess in units of target/regrowLoadScale.
+func excess(x, target int64) float64 {
+	if target <= 0 {
+		return 0
+	}
+	q := float64(x) / float64(target)
+	if x <= target {
+		return regrowSpread * q * q
+	}
+	e := float64(x-target) * regrowLoadScale / float64(target)
+	return e*e + regrowSpread*q*q
+}
+
+// shiftLoads applies the changes shiftCost priced to layer k's loads.
+func (rg *regrower) shiftLoads(k int) {
+	for _, d := range rg.deltas {
+		rg.layer[k][d.c] += d.v
+		rg.total[d.c] += d.v
+	}
+}
+
+// farRoutes lists, for every switch with hosts two hops from p's
+// destination switch, its routes of two and three hops (planner's
+// distances are those of p.t).
+func (rg *regrower) farRoutes(planner *almost, p *entryPlan) [][]entryRoute {
+	var out [][]entryRoute
+	for s, h := range planner.dist {
+		if h == 2 && rg.g.hosts[s] > 0 {
+			out = append(out, planner.alternatives(p, s))
+		}
+	}
+	return out
+}
+
+// randomPeer returns a neighbour of v, drawn evenly over its channels.
+func (rg *regrower) randomPeer(v int) int32 {
+	g := rg.g
+	return g.peer[g.chOff[v]+rg.rng.IntN(g.chOff[v+1]-g.chOff[v])]
+}
+
+// lastHopShares returns, per layer ≥ 1 (from 0) and neighbour of the
+// plan, the share of gt's routes that enter t from that neighbour,
+// weighted by the sources' hosts ([layer*N + neighbour], in out's
+// storage), and sets rg.sumW to their total.
+func (rg *regrower) lastHopShares(gt *growTree, out []float64) []float64 {
+	out = append(out[:0], make([]float64, (len(gt.par)-1)*rg.N)...)
+	rg.sumW = 0
+	for s, w := range gt.w {
+		if s == gt.t || w == 0 {
+			continue
+		}
+		rg.sumW += float64(w)
+		for k := 1; k < len(gt.par); k++ {
+			if i := rg.nbIdx[gt.ent[k][s]]; i >= 0 {
+				out[(k-1)*rg.N+int(i)] += float64(w)
+			}
+		}
+	}
+	for i := range out {
+		out[i] /= max(rg.sumW, 1)
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package layers
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/slimfly"
+)
+
+// TestRegrowKeepsTheRulesAndGainsPaths routes generated Slim Flies (q = 4,
+// 5 and 7, intact or with failed cables, shared and own trees, seeds)
+// with and without Options.Regrow and judges the regrown routing by
+// walking its tables (nothing of regrow.go is used):
+//   - every route reaches its destination over cabled ports, no longer
+//     than the bounds or its distance allow, layer 0 minimal;
+//   - the tables are the same on one worker and on two;
+//   - no fewer (source switch, destination endpoint) pairs have three
+//     disjoint paths of an allowed length than without regrowing;
+//
+// and requires that some case gains pairs (the generator exercises the
+// pass).
+func TestRegrowKeepsTheRulesAndGainsPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 0))
+	n := 8
+	if testing.Short() {
+		n = 3
+	}
+	gained := 0
+	for i := 0; i < n; i++ {
+		f, o := regrowCase(t, rng, i)
+		t.Run(fmt.Sprintf("case=%d", i), func(t *testing.T) {
+			r0, err := Compute(f, o)
+			if err != nil {
+				t.Skipf("%v", err) // a draw that split the fabric
+			}
+			o.Regrow = true
+			r1, err := Compute(f, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRouting(t, f, r1)
+			if i%2 == 0 {
+				o.Workers = 3 - o.Workers
+				r2, err := Compute(f, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := range r1.next {
+					if !slices.Equal(r1.next[k], r2.next[k]) {
+						t.Fatalf("layer %d differs between %d workers and %d", k, 3-o.Workers, o.Workers)
+					}
+				}
+			}
+			a, b := pairsWithThree(r0), pairsWithThree(r1)
+			t.Logf("q-case %d: %d pairs with three disjoint paths, %d regrown", i, a, b)
+			if b < a {
+				t.Errorf("%d pairs with three disjoint paths regrown, %d without", b, a)
+			}
+			if b > a {
+				gained++
+			}
+		})
+	}
+	if gained == 0 {
+		t.Fatal("no case gained a pair: the generator does not exercise the pass")
+	}
+}
+
+// regrowCase draws Slim Fly number i and its options.
+func regrowCase(t *testing.T, rng *rand.Rand, i int) (*fabric.Fabric, Options) {
+	o := Options{Layers: 4, Seed: uint64(i), Trees: []int{-1, 3, 6}[rng.IntN(3)], Workers: 1 + rng.IntN(2)}
+	q := []int{7, 4, 7, 5}[i%4]
+	f, err := slimfly.Build(slimfly.Params{Q: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i%3 == 2 {
+		for j, l := range f.Links() {
+			if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch && rng.IntN(300) == 0 {
+				o.AvoidLinks = append(o.AvoidLinks, j)
+			}
+		}
+	}
+	return f, o
+}
