@@ -254,12 +254,12 @@ type growTree struct {
 	w     []int64   // routes s sends in layers ≥ 1: its hosts × the tree's endpoints
 	w0    []int64   // in layer 0: its hosts (the other endpoints have their own tables)
 	l0    [][]int32 // layer-0 next switch of the tree's other endpoints
-	score []int8    // per switch: disjoint paths summed over the endpoints
+	score []int32   // per switch: disjoint paths summed over the endpoints
 	buf   []int32
 }
 
 func newGrowTree(S, layers int) growTree {
-	gt := growTree{w: make([]int64, S), w0: make([]int64, S), score: make([]int8, S)}
+	gt := growTree{w: make([]int64, S), w0: make([]int64, S), score: make([]int32, S)}
 	for k := 0; k < layers; k++ {
 		gt.par = append(gt.par, make([]int32, S))
 		gt.dep = append(gt.dep, make([]int8, S))
@@ -394,7 +394,7 @@ func maxDisjoint(f, l []int32) int {
 
 // scoreOf is switch s's disjoint paths summed over the tree's endpoints
 // (0 for a switch without hosts: it has no pair).
-func (gt *growTree) scoreOf(s, want int, hosts int) int8 {
+func (gt *growTree) scoreOf(s, want int, hosts int) int32 {
 	if hosts == 0 || s == gt.t {
 		return 0
 	}
@@ -402,7 +402,7 @@ func (gt *growTree) scoreOf(s, want int, hosts int) int8 {
 	for m := 0; m <= len(gt.l0); m++ {
 		n += gt.disjoint(s, m, want)
 	}
-	return int8(n)
+	return int32(n)
 }
 
 func (gt *growTree) rescoreAll(want int) {
