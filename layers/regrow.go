@@ -159,9 +159,8 @@ func regrow(g *graph, r *Routing, seed uint64) {
 		rg.start(t, p)
 		for i, d := range reps {
 			rg.budget = tc.budget(weights[i], rg.budget)
-			rg.regrowTree(d, p.nbs, append(tc.ranked(weights[i], regrowTries-1), tc.rotated(i)))
-			rg.read(&rg.old, d)
-			tc.commit(rg.lastHopShares(&rg.old, nil), weights[i])
+			kept := rg.regrowTree(d, p.nbs, append(tc.ranked(weights[i], regrowTries-1), tc.rotated(i)))
+			tc.commit(rg.lastHopShares(kept, nil), weights[i])
 		}
 	}
 }
@@ -203,11 +202,17 @@ func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
 		}
 	}
 	rg.layer = make([][]int64, r.layers)
+	ts := newTreeState(S)
 	for k := range rg.layer {
 		rg.layer[k] = make([]int64, C)
 		for d := 0; d < g.nEP; d++ {
 			if k == 0 || r.share[d] == d {
-				rg.addTable(k, d)
+				w := int64(1)
+				if k > 0 {
+					w = int64(len(rg.members[d]))
+				}
+				ts.build(g, r.next[k][d*S:(d+1)*S], g.dests[d].Switch, w)
+				ts.addLoads(g, rg.layer[k])
 			}
 		}
 	}
@@ -222,22 +227,6 @@ func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
 	}
 	rg.capTotal = regrowTotalSlack * slices.Max(rg.total)
 	return rg
-}
-
-// addTable adds the routes of layer k's table of endpoint d to the loads
-// of that layer (the total follows in newRegrower).
-func (rg *regrower) addTable(k, d int) {
-	g, S := rg.g, len(rg.g.adj)
-	tab := rg.r.next[k][d*S : (d+1)*S]
-	w := int64(1)
-	if k > 0 {
-		w = int64(len(rg.members[d]))
-	}
-	for s := range tab {
-		for x := s; tab[x] != hopLocal; x = int(g.peer[g.chOff[x]+int(tab[x])]) {
-			rg.layer[k][g.chOff[x]+int(tab[x])] += int64(g.hosts[s]) * w
-		}
-	}
 }
 
 // growTree is one destination tree in every layer, switch by switch: next
@@ -515,15 +504,15 @@ func (rg *regrower) seedPasses(gt *growTree, k int) {
 // regrowTree grows endpoint d's tree under each of the colourings cols
 // (per neighbour of nbs: the layer, from 0, in which it delivers) until
 // one leaves none of its pairs short, and keeps the one that leaves
-// fewest short, if no more than the tree had and the caps hold; it returns
-// that colouring, or nil when the tree stays as it was.
-func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) []int8 {
+// fewest short, if no more than the tree had and the caps hold. It
+// returns the tree as it now is in the tables: rg.cur regrown, or rg.old.
+func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) *growTree {
 	cur, old := &rg.cur, &rg.old
 	want := rg.want()
 	rg.read(old, d)
 	best := old.short(want) + 1
 	rg.addTree(old, -1)
-	var chosen []int8
+	regrown := false
 	for _, col := range cols {
 		if best == 0 {
 			break
@@ -536,16 +525,16 @@ func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) []int8 {
 		rg.pcg.Seed(rg.seed, uint64(d)|1<<40)
 		rg.anneal(cur, regrowSteps*len(rg.g.adj))
 		if n := cur.short(want); n < best && rg.withinCaps() {
-			best, chosen = n, col
+			best, regrown = n, true
 			for k := range cur.par {
 				rg.kept[k] = append(rg.kept[k][:0], cur.par[k]...)
 			}
 		}
 		rg.addTree(cur, -1)
 	}
-	if chosen == nil {
+	if !regrown {
 		rg.addTree(old, 1)
-		return nil
+		return old
 	}
 	for k := range cur.par {
 		copy(cur.par[k], rg.kept[k])
@@ -553,7 +542,7 @@ func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) []int8 {
 	}
 	rg.addTree(cur, 1)
 	rg.write(cur)
-	return chosen
+	return cur
 }
 
 // grow sets gt to endpoint d's tree with layers ≥ 1 seeded under
