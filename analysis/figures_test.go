@@ -192,25 +192,28 @@ func TestLayersComeWithinReachOfTheCeiling(t *testing.T) {
 }
 
 // TestRegrownLayersReachTheCeiling holds --regrow (layers.Options.Regrow)
-// to what docs/quality.md says of it, against the ceiling computed on the
-// same fabric: on Slim Fly q = 7 and 11, where the shared colouring keeps
+// to issue 15's targets, against the ceiling computed on the same fabric:
+// on Slim Fly q = 7 (two seeds) and 11, where the shared colouring keeps
 // the default layers 1.7 and 1.05 points under it, regrown layers give
 // three disjoint paths to the ceiling's share of pairs within 0.5 points,
-// with no layer's busiest channel above 1.6 × its mean (the price,
-// measured 1.53 and 1.38).
+// with no layer's busiest channel above 1.3 × its mean.
 func TestRegrownLayersReachTheCeiling(t *testing.T) {
-	for _, q := range []int{7, 11} {
-		if testing.Short() && q > 7 {
+	for _, c := range []struct {
+		q    int
+		seed uint64
+	}{{7, 1}, {7, 2}, {11, 1}} {
+		if testing.Short() && c.q > 7 {
 			continue
 		}
-		rep, achieved, possible := slimFlyAgainstCeiling(t, q, layers.Options{Layers: 4, Seed: 1, Workers: 2, Regrow: true})
-		t.Logf("q=%d regrown: ≥3 disjoint %.2f %% of pairs, ceiling %.2f %%", q, achieved, possible)
+		rep, achieved, possible := slimFlyAgainstCeiling(t, c.q, layers.Options{Layers: 4, Seed: c.seed, Workers: 2, Regrow: true})
+		t.Logf("q=%d seed %d regrown: ≥3 disjoint %.2f %% of pairs, ceiling %.2f %%", c.q, c.seed, achieved, possible)
 		if achieved < possible-0.5 {
-			t.Errorf("q=%d regrown: ≥3 disjoint for %.2f %% of pairs, %.2f points under the ceiling's %.2f %%", q, achieved, possible-achieved, possible)
+			t.Errorf("q=%d seed %d regrown: ≥3 disjoint for %.2f %% of pairs, %.2f points under the ceiling's %.2f %%", c.q, c.seed, achieved, possible-achieved, possible)
 		}
 		for _, e := range rep.EFI {
-			if e.Max > 1.6*e.Mean {
-				t.Errorf("q=%d regrown layer %d: busiest channel %.2f × the mean", q, e.Layer, e.Max/e.Mean)
+			t.Logf("layer %d: busiest %.3f × the mean", e.Layer, e.Max/e.Mean)
+			if e.Max > 1.3*e.Mean {
+				t.Errorf("q=%d seed %d regrown layer %d: busiest channel %.3f × the mean, above 1.3", c.q, c.seed, e.Layer, e.Max/e.Mean)
 			}
 		}
 	}

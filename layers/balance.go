@@ -88,16 +88,15 @@ type scratch struct {
 	paths   [][]int
 }
 
-func balance(g *graph, r *Routing, mend bool) {
+// balance balances layers ≥ 1 and mends them (if mend), and returns the
+// balancer to recount their statistics with (nil when there is nothing to
+// balance).
+func balance(g *graph, r *Routing, mend bool) *balancer {
 	S := len(g.adj)
 	if r.layers < 2 || g.chOff[S] == 0 {
-		return // one layer, or one switch: no channel to balance
+		return nil // one layer, or one switch: no channel to balance
 	}
-	b := &balancer{g: g, r: r, tree: newTreeState(S), dists: allDistances(g)}
-	b.members = make([][]int, g.nEP)
-	for e := 0; e < g.nEP; e++ {
-		b.members[r.share[e]] = append(b.members[r.share[e]], e)
-	}
+	b := newBalancer(g, r)
 	b.total = make([]int64, g.chOff[S])
 	b.layer = make([]int64, g.chOff[S])
 	for k := 0; k < r.layers; k++ {
@@ -112,8 +111,28 @@ func balance(g *graph, r *Routing, mend bool) {
 		b.cap = slices.Max(b.total) // what balance reached
 		b.mend()
 	}
-	for k := 1; k < r.layers; k++ {
-		r.Stats[k] = b.stats(k)
+	return b
+}
+
+func newBalancer(g *graph, r *Routing) *balancer {
+	return &balancer{g: g, r: r, tree: newTreeState(len(g.adj)), dists: allDistances(g), members: sharers(r)}
+}
+
+// sharers lists, per representative endpoint, the endpoints sharing its
+// trees (itself first); empty for the others.
+func sharers(r *Routing) [][]int {
+	out := make([][]int, len(r.share))
+	for e, d := range r.share {
+		out[d] = append(out[d], e)
+	}
+	return out
+}
+
+// recount sets the statistics of layers ≥ 1 from their tables, once the
+// passes that move routes are done.
+func (b *balancer) recount() {
+	for k := 1; k < b.r.layers; k++ {
+		b.r.Stats[k] = b.stats(k)
 	}
 }
 

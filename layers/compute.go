@@ -55,7 +55,13 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			if opts.Regrow {
 				regrow(g, r, opts.Seed)
 			}
-			balance(g, r, !opts.unmended)
+			b := balance(g, r, !opts.unmended)
+			if opts.Regrow {
+				unload(g, r, opts.Seed)
+			}
+			if b != nil {
+				b.recount()
+			}
 		}
 	}
 	return r, nil

@@ -38,7 +38,8 @@ import (
 // switches differ and so do their last switches before t: that is how a
 // step is scored, in O(1) per switch behind it. The trees are regrown
 // one after the other with a generator seeded by the tree: the tables
-// are the same on any number of cores. Balancing and mending follow.
+// are the same on any number of cores. Balancing and mending follow,
+// then unloading (unload.go).
 
 const (
 	// regrowSteps is the annealing budget per switch of a tree, per
@@ -157,7 +158,16 @@ func regrow(g *graph, r *Routing, seed uint64) {
 			continue
 		}
 		rg.start(t, p)
+		// the cap counts every tree of t: those regrown by their new
+		// routes, the others by their routes now (a tree may keep them)
+		var was [][]float64
 		for i, d := range reps {
+			rg.read(&rg.old, d)
+			was = append(was, rg.lastHopShares(&rg.old, nil))
+			tc.commit(was[i], weights[i])
+		}
+		for i, d := range reps {
+			tc.commit(was[i], -weights[i])
 			rg.budget = tc.budget(weights[i], rg.budget)
 			kept := rg.regrowTree(d, p.nbs, append(tc.ranked(weights[i], regrowTries-1), tc.rotated(i)))
 			tc.commit(rg.lastHopShares(kept, nil), weights[i])
@@ -188,10 +198,7 @@ func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
 	rg.kept = make([][]int32, r.layers)
 	rg.nbIdx = make([]int32, S)
 	rg.rng = rand.New(rg.pcg)
-	rg.members = make([][]int, g.nEP)
-	for e := 0; e < g.nEP; e++ {
-		rg.members[r.share[e]] = append(rg.members[r.share[e]], e)
-	}
+	rg.members = sharers(r)
 	rg.chanOf = make([]int32, S*S)
 	for i := range rg.chanOf {
 		rg.chanOf[i] = -1
@@ -683,6 +690,13 @@ func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain float64, ok bool
 		return 0, false
 	}
 	cost += rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][u])
+	return float64(rg.relinkScored(gt, k, v, u)) - cost, true
+}
+
+// relinkScored makes u v's next switch in layer k, with the loads
+// rg.deltas holds, and returns the disjoint paths the switches behind v
+// gain.
+func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) int {
 	gt.buf = gt.subtree(k, v, gt.buf[:0])
 	before := 0
 	for _, x := range gt.buf {
@@ -690,7 +704,7 @@ func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain float64, ok bool
 	}
 	gt.relink(k, v, u)
 	rg.shiftLoads(k)
-	return float64(gt.rescore(rg, gt.buf)-before) - cost, true
+	return gt.rescore(rg, gt.buf) - before
 }
 
 // moveEntry moves the share of the routes through v in layer k from

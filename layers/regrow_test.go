@@ -23,49 +23,55 @@ import (
 // and requires that some case gains pairs (the generator exercises the
 // pass).
 func TestRegrowKeepsTheRulesAndGainsPaths(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 0))
+	gained := 0
+	forRegrowCases(t, 15, func(t *testing.T, i int, f *fabric.Fabric, o Options) {
+		r0, err := Compute(f, o)
+		if err != nil {
+			t.Skipf("%v", err) // a draw that split the fabric
+		}
+		o.Regrow = true
+		r1, err := Compute(f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRouting(t, f, r1)
+		if i%2 == 0 {
+			o.Workers = 3 - o.Workers
+			r2, err := Compute(f, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range r1.next {
+				if !slices.Equal(r1.next[k], r2.next[k]) {
+					t.Fatalf("layer %d differs between %d workers and %d", k, 3-o.Workers, o.Workers)
+				}
+			}
+		}
+		a, b := pairsWithThree(r0), pairsWithThree(r1)
+		t.Logf("q-case %d: %d pairs with three disjoint paths, %d regrown", i, a, b)
+		if b < a {
+			t.Errorf("%d pairs with three disjoint paths regrown, %d without", b, a)
+		}
+		if b > a {
+			gained++
+		}
+	})
+	if gained == 0 {
+		t.Fatal("no case gained a pair: the generator does not exercise the pass")
+	}
+}
+
+// forRegrowCases calls fn with 8 drawn cases (3 with -short), each in a
+// subtest.
+func forRegrowCases(t *testing.T, seed uint64, fn func(t *testing.T, i int, f *fabric.Fabric, o Options)) {
+	rng := rand.New(rand.NewPCG(seed, 0))
 	n := 8
 	if testing.Short() {
 		n = 3
 	}
-	gained := 0
 	for i := 0; i < n; i++ {
 		f, o := regrowCase(t, rng, i)
-		t.Run(fmt.Sprintf("case=%d", i), func(t *testing.T) {
-			r0, err := Compute(f, o)
-			if err != nil {
-				t.Skipf("%v", err) // a draw that split the fabric
-			}
-			o.Regrow = true
-			r1, err := Compute(f, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkRouting(t, f, r1)
-			if i%2 == 0 {
-				o.Workers = 3 - o.Workers
-				r2, err := Compute(f, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for k := range r1.next {
-					if !slices.Equal(r1.next[k], r2.next[k]) {
-						t.Fatalf("layer %d differs between %d workers and %d", k, 3-o.Workers, o.Workers)
-					}
-				}
-			}
-			a, b := pairsWithThree(r0), pairsWithThree(r1)
-			t.Logf("q-case %d: %d pairs with three disjoint paths, %d regrown", i, a, b)
-			if b < a {
-				t.Errorf("%d pairs with three disjoint paths regrown, %d without", b, a)
-			}
-			if b > a {
-				gained++
-			}
-		})
-	}
-	if gained == 0 {
-		t.Fatal("no case gained a pair: the generator does not exercise the pass")
+		t.Run(fmt.Sprintf("case=%d", i), func(t *testing.T) { fn(t, i, f, o) })
 	}
 }
 

@@ -24,11 +24,7 @@ func TestTreeStateMoveMatchesARebuild(t *testing.T) {
 		}
 		g := r.g
 		S := len(g.adj)
-		b := &balancer{g: g, r: r, tree: newTreeState(S), dists: allDistances(g)}
-		b.members = make([][]int, g.nEP)
-		for e := 0; e < g.nEP; e++ {
-			b.members[r.share[e]] = append(b.members[r.share[e]], e)
-		}
+		b := newBalancer(g, r)
 		fresh := newTreeState(S)
 		for try := 0; try < 20; try++ {
 			k, d := 1+rng.IntN(r.layers-1), r.share[rng.IntN(g.nEP)]
