@@ -177,7 +177,7 @@ func TestLayersComeWithinReachOfTheCeiling(t *testing.T) {
 		if margin == 0 {
 			margin = 0.5
 		}
-		rep, achieved, possible := slimFlyAgainstCeiling(t, q, layers.Options{Layers: 4, Seed: 1, Workers: 2})
+		rep, achieved, possible := slimFlyAgainstCeiling(t, q, layers.Options{Layers: 4, Seed: 1, Workers: 2}, 1)
 		t.Logf("q=%d: ≥3 disjoint %.2f %% of pairs, ceiling %.2f %%", q, achieved, possible)
 		if achieved < possible-margin {
 			t.Errorf("q=%d: ≥3 disjoint for %.2f %% of pairs, %.2f points under the ceiling's %.2f %% (allowed: %.1f)", q, achieved, possible-achieved, possible, margin)
@@ -192,11 +192,16 @@ func TestLayersComeWithinReachOfTheCeiling(t *testing.T) {
 }
 
 // TestRegrownLayersReachTheCeiling holds --regrow (layers.Options.Regrow)
-// to issue 15's targets, against the ceiling computed on the same fabric:
-// on Slim Fly q = 7 (two seeds) and 11, where the shared colouring keeps
-// the default layers 1.7 and 1.05 points under it, regrown layers give
-// three disjoint paths to the ceiling's share of pairs within 0.5 points,
-// with no layer's busiest channel above 1.3 × its mean.
+// to issue 15's targets, against the ceiling and the default layers
+// computed on the same fabric: on Slim Fly q = 7 (two seeds) and 11,
+// where the shared colouring keeps the default layers 1.7 and 1.05 points
+// under the ceiling, regrown layers give three disjoint paths to the
+// ceiling's share of pairs within 0.5 points, with no layer's busiest
+// channel above 1.3 × its mean and all-to-all load no higher than the
+// default layers'. Random permutations (100, the same for both) may load
+// the regrown layers up to 3 % more than the default ones: the part of
+// issue 15 left open (0.6–2.8 % measured; 3.5–4.9 % before overlaps
+// were priced).
 func TestRegrownLayersReachTheCeiling(t *testing.T) {
 	for _, c := range []struct {
 		q    int
@@ -205,7 +210,10 @@ func TestRegrownLayersReachTheCeiling(t *testing.T) {
 		if testing.Short() && c.q > 7 {
 			continue
 		}
-		rep, achieved, possible := slimFlyAgainstCeiling(t, c.q, layers.Options{Layers: 4, Seed: c.seed, Workers: 2, Regrow: true})
+		o := layers.Options{Layers: 4, Seed: c.seed, Workers: 2}
+		def, _, _ := slimFlyAgainstCeiling(t, c.q, o, 100)
+		o.Regrow = true
+		rep, achieved, possible := slimFlyAgainstCeiling(t, c.q, o, 100)
 		t.Logf("q=%d seed %d regrown: ≥3 disjoint %.2f %% of pairs, ceiling %.2f %%", c.q, c.seed, achieved, possible)
 		if achieved < possible-0.5 {
 			t.Errorf("q=%d seed %d regrown: ≥3 disjoint for %.2f %% of pairs, %.2f points under the ceiling's %.2f %%", c.q, c.seed, achieved, possible-achieved, possible)
@@ -216,13 +224,36 @@ func TestRegrownLayersReachTheCeiling(t *testing.T) {
 				t.Errorf("q=%d seed %d regrown layer %d: busiest channel %.3f × the mean, above 1.3", c.q, c.seed, e.Layer, e.Max/e.Mean)
 			}
 		}
+		for _, p := range []struct {
+			name  string
+			slack float64
+		}{{"all-to-all", 1}, {"random permutations", 1.03}} {
+			d, r := patternLoad(t, def, p.name), patternLoad(t, rep, p.name)
+			t.Logf("%s: regrown %.3f, default %.3f", p.name, r, d)
+			if r > p.slack*d {
+				t.Errorf("q=%d seed %d: %s load %.3f regrown, %.3f default (allowed: × %.2f)", c.q, c.seed, p.name, r, d, p.slack)
+			}
+		}
 	}
 }
 
-// slimFlyAgainstCeiling routes Slim Fly q with o and analyses it: the
-// report and the shares of pairs with three disjoint paths achieved and
-// allowed by the ceiling, in per cent.
-func slimFlyAgainstCeiling(t *testing.T, q int, o layers.Options) (rep *Report, achieved, possible float64) {
+// patternLoad returns the mean of the busiest channel's load under the
+// named traffic pattern of rep.
+func patternLoad(t *testing.T, rep *Report, name string) float64 {
+	t.Helper()
+	for _, p := range rep.Patterns {
+		if p.Name == name {
+			return p.MeanMaxLoad
+		}
+	}
+	t.Fatalf("no pattern %q in the report", name)
+	return 0
+}
+
+// slimFlyAgainstCeiling routes Slim Fly q with o and analyses it (with
+// perms random permutations): the report and the shares of pairs with
+// three disjoint paths achieved and allowed by the ceiling, in per cent.
+func slimFlyAgainstCeiling(t *testing.T, q int, o layers.Options, perms int) (rep *Report, achieved, possible float64) {
 	t.Helper()
 	f, err := slimfly.Build(slimfly.Params{Q: q})
 	if err != nil {
@@ -232,7 +263,7 @@ func slimFlyAgainstCeiling(t *testing.T, q int, o layers.Options) (rep *Report, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err = Analyze(program(t, r), Options{Permutations: 1, Bounds: r.Bounds})
+	rep, err = Analyze(program(t, r), Options{Permutations: perms, Seed: 1, Bounds: r.Bounds})
 	if err != nil {
 		t.Fatal(err)
 	}

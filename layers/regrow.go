@@ -27,9 +27,12 @@ import (
 //     their layer's mean, a little of every channel's load, and the
 //     share of the tree entering t over a cable beyond what the
 //     colourer's cap leaves it (so that one cable does not deliver alone
-//     for two of t's trees in a layer); no channel may rise above layer
-//     0's busiest (in layer 0), or regrowTotalSlack × the busiest channel
-//     over all layers, as they were before the pass.
+//     for two of t's trees in a layer), and the overlaps it adds to the
+//     routes behind it (lapWeight); no channel may rise above layer 0's
+//     busiest (in layer 0), or regrowTotalSlack × the busiest channel
+//     over all layers, as they were before the pass;
+//   - once no pair of the tree is short, regrowPolish steps per switch
+//     at random switches follow (overlaps and loads).
 //
 // Each tree is grown under a few colourings and kept regrown under the
 // one that leaves fewest of its pairs short of three disjoint paths, if
@@ -67,6 +70,17 @@ const (
 	// regrowTries is how many colourings a tree is grown under, the
 	// shared one (rotated) last.
 	regrowTries = 8
+	// regrowPolish is the annealing budget per switch once no pair of
+	// the tree is short: steps at random switches that take overlaps
+	// off the routes (lapWeight) and even the loads.
+	regrowPolish = 20
+	// lapWeight is what an overlap costs, in disjoint paths: two routes
+	// of a pair that start on the same channel, or end on the same
+	// channel. A flow whose routes share a channel loads it twice when
+	// split over the layers: without the cost (and regrowPolish) random
+	// permutations loaded q = 11's regrown layers 5 % more than the
+	// default ones, with it 0.3–2.8 % (docs/quality.md).
+	lapWeight = 4
 )
 
 // regrower holds the loads of every layer and the tree being regrown.
@@ -251,11 +265,12 @@ type growTree struct {
 	w0    []int64   // in layer 0: its hosts (the other endpoints have their own tables)
 	l0    [][]int32 // layer-0 next switch of the tree's other endpoints
 	score []int32   // per switch: disjoint paths summed over the endpoints
+	lap   []int32   // per switch: its routes' shared channels (overlaps), summed over the endpoints
 	buf   []int32
 }
 
 func newGrowTree(S, layers int) growTree {
-	gt := growTree{w: make([]int64, S), w0: make([]int64, S), score: make([]int32, S)}
+	gt := growTree{w: make([]int64, S), w0: make([]int64, S), score: make([]int32, S), lap: make([]int32, S)}
 	for k := 0; k < layers; k++ {
 		gt.par = append(gt.par, make([]int32, S))
 		gt.dep = append(gt.dep, make([]int8, S))
@@ -344,8 +359,32 @@ func (gt *growTree) hop(k, s int) (f, l int32, ok bool) {
 // disjoint returns how many of s's routes to the tree's m-th endpoint,
 // at most want, share no channel.
 func (gt *growTree) disjoint(s, m, want int) int {
-	var f, l [4]int32
-	n := 0
+	f, l, n := gt.routes(s, m)
+	return min(maxDisjoint(f[:n], l[:n]), want)
+}
+
+// overlaps counts, over the pairs of s's routes to the tree's m-th
+// endpoint, those that start on the same channel and those that end on
+// the same channel.
+func (gt *growTree) overlaps(s, m int) int {
+	f, l, n := gt.routes(s, m)
+	c := 0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if f[i] == f[j] {
+				c++
+			}
+			if l[i] == l[j] {
+				c++
+			}
+		}
+	}
+	return c
+}
+
+// routes returns s's routes of at most three hops to the tree's m-th
+// endpoint, one per layer, as their second and last switches.
+func (gt *growTree) routes(s, m int) (f, l [4]int32, n int) {
 	for k := range gt.par {
 		a, b, ok := gt.hop(k, s)
 		if k == 0 && m > 0 {
@@ -359,7 +398,7 @@ func (gt *growTree) disjoint(s, m, want int) int {
 			n++
 		}
 	}
-	return min(maxDisjoint(f[:n], l[:n]), want)
+	return f, l, n
 }
 
 // maxDisjoint is the largest set of routes of at most three hops, given
@@ -401,10 +440,23 @@ func (gt *growTree) scoreOf(s, want int, hosts int) int32 {
 	return int32(n)
 }
 
+// lapOf is switch s's overlaps summed over the tree's endpoints.
+func (gt *growTree) lapOf(s int, hosts int) int32 {
+	if hosts == 0 || s == gt.t {
+		return 0
+	}
+	n := 0
+	for m := 0; m <= len(gt.l0); m++ {
+		n += gt.overlaps(s, m)
+	}
+	return int32(n)
+}
+
 func (gt *growTree) rescoreAll(want int) {
 	// hosts are folded into w: w > 0 exactly when s has hosts
 	for s := range gt.score {
 		gt.score[s] = gt.scoreOf(s, want, int(min(gt.w[s], 1)))
+		gt.lap[s] = gt.lapOf(s, int(min(gt.w[s], 1)))
 	}
 }
 
@@ -600,6 +652,7 @@ func (rg *regrower) write(gt *growTree) {
 func (rg *regrower) anneal(gt *growTree, steps int) {
 	g, want := rg.g, rg.want()
 	var short []int32
+	polishing := false
 	for i := 0; i < steps; i++ {
 		if i%64 == 0 {
 			short = short[:0]
@@ -608,13 +661,18 @@ func (rg *regrower) anneal(gt *growTree, steps int) {
 					short = append(short, int32(s))
 				}
 			}
-			if len(short) == 0 {
-				return
+			if len(short) == 0 && !polishing {
+				polishing = true
+				steps = min(steps, i+regrowPolish*len(g.adj))
 			}
 		}
 		temp := 0.6*(1-float64(i)/float64(steps)) + 0.02
 		k := rg.rng.IntN(len(gt.par))
-		switch rg.rng.IntN(3) {
+		move := rg.rng.IntN(3)
+		if polishing {
+			move = 2
+		}
+		switch move {
 		case 0: // a short source or its next switch
 			v := int(short[rg.rng.IntN(len(short))])
 			if p := gt.par[k][v]; rg.rng.IntN(2) == 0 && p >= 0 && int(p) != gt.t {
@@ -690,21 +748,24 @@ func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain float64, ok bool
 		return 0, false
 	}
 	cost += rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][u])
-	return float64(rg.relinkScored(gt, k, v, u)) - cost, true
+	paths, laps := rg.relinkScored(gt, k, v, u)
+	return float64(paths) - lapWeight*float64(laps) - cost, true
 }
 
 // relinkScored makes u v's next switch in layer k, with the loads
 // rg.deltas holds, and returns the disjoint paths the switches behind v
 // gain.
-func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) int {
+func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) (paths, laps int) {
 	gt.buf = gt.subtree(k, v, gt.buf[:0])
-	before := 0
+	before, lapsBefore := 0, 0
 	for _, x := range gt.buf {
 		before += int(gt.score[x])
+		lapsBefore += int(gt.lap[x])
 	}
 	gt.relink(k, v, u)
 	rg.shiftLoads(k)
-	return gt.rescore(rg, gt.buf) - before
+	p, l := gt.rescore(rg, gt.buf)
+	return p - before, l - lapsBefore
 }
 
 // moveEntry moves the share of the routes through v in layer k from
@@ -807,13 +868,16 @@ func (gt *growTree) place(k, v int, dep int8, ent int32) {
 
 // rescore recomputes the scores of the switches in list and returns
 // their sum.
-func (gt *growTree) rescore(rg *regrower, list []int32) int {
-	want, n := rg.want(), 0
+func (gt *growTree) rescore(rg *regrower, list []int32) (paths, laps int) {
+	want := rg.want()
 	for _, x := range list {
-		gt.score[x] = gt.scoreOf(int(x), want, int(min(gt.w[x], 1)))
-		n += int(gt.score[x])
+		h := int(min(gt.w[x], 1))
+		gt.score[x] = gt.scoreOf(int(x), want, h)
+		gt.lap[x] = gt.lapOf(int(x), h)
+		paths += int(gt.score[x])
+		laps += int(gt.lap[x])
 	}
-	return n
+	return paths, laps
 }
 
 // shiftDeltas sets rg.deltas to the change of moving the routes

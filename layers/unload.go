@@ -23,11 +23,15 @@ import (
 //
 // and the best move that takes routes off the channel is made if no
 // channel it loads ends above the target (or above the busiest channel
-// over all layers), and the switches whose routes it changes keep, summed
-// over their pairs, as many disjoint paths as before, and no pair of the
-// tree falls short of three that was not. The moves are tried in switch
-// and port order and the pass is sequential: the tables are the same on
-// any number of cores.
+// over all layers), the switches whose routes it changes keep, summed
+// over their pairs, as many disjoint paths as before, and it saves more
+// load cost (regrow's, overlaps included: lapWeight) than it adds. A
+// tree whose moves leave more of its pairs short of three paths than
+// before is put back. A second phase does the same for the channels whose
+// load over all layers is above totalTarget × its mean, with that as the
+// cap over all layers. The moves are tried in switch and port order and
+// the pass is sequential: the tables are the same on any number of
+// cores.
 
 const (
 	// unloadTarget is the load, over its layer's mean, that the pass
@@ -35,8 +39,13 @@ const (
 	// above balance's 1.25 (the channels balance fills to its target are
 	// room left for these moves).
 	unloadTarget = 1.29
-	// unloadRounds bounds the sweeps over the hot channels; a sweep that
-	// moves nothing ends the pass.
+	// totalTarget is the load over all layers, over its mean, that the
+	// second phase brings channels down to where it can (all-to-all
+	// traffic, which splits every flow over the layers, loads a channel
+	// by that sum).
+	totalTarget = 1.15
+	// unloadRounds bounds the sweeps over the hot channels of a phase; a
+	// sweep that moves nothing ends it.
 	unloadRounds = 5
 )
 
@@ -57,10 +66,36 @@ func unload(g *graph, r *Routing, seed uint64) {
 		moved = false
 		for k := 1; k < r.layers; k++ {
 			for _, c := range rg.hot(k) {
-				moved = rg.unloadChannel(k, c) || moved
+				moved = rg.unloadChannel(k, c, func() bool { return rg.layer[k][c] > rg.target[k] }) || moved
 			}
 		}
 	}
+	var sum int64
+	for _, v := range rg.total {
+		sum += v
+	}
+	rg.capTotal = min(rg.capTotal, int64(totalTarget*float64(sum)/float64(len(rg.total))))
+	for round, moved := 0, true; round < unloadRounds && moved; round++ {
+		moved = false
+		for _, c := range rg.hotTotal() {
+			for k := 1; k < r.layers; k++ {
+				moved = rg.unloadChannel(k, c, func() bool { return rg.total[c] > rg.capTotal }) || moved
+			}
+		}
+	}
+}
+
+// hotTotal lists the channels above the cap over all layers, hottest
+// first.
+func (rg *regrower) hotTotal() []int32 {
+	var out []int32
+	for c, v := range rg.total {
+		if v > rg.capTotal {
+			out = append(out, int32(c))
+		}
+	}
+	slices.SortStableFunc(out, func(x, y int32) int { return cmp.Compare(rg.total[y], rg.total[x]) })
+	return out
 }
 
 // hot lists layer k's channels above its target, hottest first.
@@ -77,11 +112,11 @@ func (rg *regrower) hot(k int) []int32 {
 
 // unloadChannel moves layer k's routes off channel c, tree by tree, while
 // it is above the target, and reports whether it moved any.
-func (rg *regrower) unloadChannel(k int, c int32) (moved bool) {
+func (rg *regrower) unloadChannel(k int, c int32, over func() bool) (moved bool) {
 	g, S := rg.g, len(rg.g.adj)
 	u := int32(rg.tailOf(c))
 	h := g.peer[c]
-	for d := 0; d < g.nEP && rg.layer[k][c] > rg.target[k]; d++ {
+	for d := 0; d < g.nEP && over(); d++ {
 		if rg.r.share[d] != d || g.dests[d].Switch == int(u) || g.peer[g.chOff[u]+int(rg.r.next[k][d*S+int(u)])] != h {
 			continue
 		}
@@ -91,7 +126,7 @@ func (rg *regrower) unloadChannel(k int, c int32) (moved bool) {
 		rg.fixDeliverers(gt)
 		before := gt.short(rg.want())
 		changed := false
-		for rg.layer[k][c] > rg.target[k] && gt.par[k][u] == h && rg.bestMove(gt, k, c) {
+		for over() && gt.par[k][u] == h && rg.bestMove(gt, k, c) {
 			changed = true
 		}
 		switch {
@@ -227,5 +262,6 @@ func (rg *regrower) unloadStep(gt *growTree, k, v int, u int32) (paths int, cost
 		}
 	}
 	cost, _ = rg.price(k)
-	return rg.relinkScored(gt, k, v, u), cost, true
+	paths, laps := rg.relinkScored(gt, k, v, u)
+	return paths, cost + lapWeight*float64(laps), true
 }
