@@ -197,11 +197,12 @@ func TestLayersComeWithinReachOfTheCeiling(t *testing.T) {
 // where the shared colouring keeps the default layers 1.7 and 1.05 points
 // under the ceiling, regrown layers give three disjoint paths to the
 // ceiling's share of pairs within 0.5 points, with no layer's busiest
-// channel above 1.3 × its mean and all-to-all load no higher than the
-// default layers'. Random permutations (100, the same for both) may load
-// the regrown layers up to 3 % more than the default ones: the part of
-// issue 15 left open (0.6–2.8 % measured; 3.5–4.9 % before overlaps
-// were priced).
+// channel above 1.3 × its mean, all-to-all load no higher than the
+// default layers' and random permutations (100, the same for both) no
+// more than 1 % higher — the sampling noise of 100 permutations: with 200
+// the regrown layers load less than the default ones on these three, and
+// 0.6 % more on q = 11 with seed 3 (docs/quality.md); 3.5–4.9 % more
+// before overlaps were priced.
 func TestRegrownLayersReachTheCeiling(t *testing.T) {
 	for _, c := range []struct {
 		q    int
@@ -227,7 +228,7 @@ func TestRegrownLayersReachTheCeiling(t *testing.T) {
 		for _, p := range []struct {
 			name  string
 			slack float64
-		}{{"all-to-all", 1}, {"random permutations", 1.03}} {
+		}{{"all-to-all", 1}, {"random permutations", 1.01}} {
 			d, r := patternLoad(t, def, p.name), patternLoad(t, rep, p.name)
 			t.Logf("%s: regrown %.3f, default %.3f", p.name, r, d)
 			if r > p.slack*d {

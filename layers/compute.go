@@ -57,7 +57,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			}
 			b := balance(g, r, !opts.unmended)
 			if opts.Regrow {
-				unload(g, r, opts.Seed)
+				unload(g, r, opts.Seed, !opts.unlapped)
 			}
 			if b != nil {
 				b.recount()

@@ -105,6 +105,7 @@ type Options struct {
 	Regrow bool
 
 	unmended bool // balance without mending (tests compare)
+	unlapped bool // regrow without taking overlaps off (tests compare)
 }
 
 // SearchBudget bounds, for Options.Trees = 0, the destination groups

@@ -2,6 +2,7 @@ package layers
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
@@ -363,14 +364,13 @@ func (gt *growTree) disjoint(s, m, want int) int {
 	return min(maxDisjoint(f[:n], l[:n]), want)
 }
 
-// overlaps counts, over the pairs of s's routes to the tree's m-th
-// endpoint, those that start on the same channel and those that end on
-// the same channel.
-func (gt *growTree) overlaps(s, m int) int {
-	f, l, n := gt.routes(s, m)
+// overlaps counts, over the pairs of routes given by their second and
+// last switches, those that start on the same channel and those that end
+// on the same channel.
+func overlaps(f, l []int32) int {
 	c := 0
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
+	for i := range f {
+		for j := i + 1; j < len(f); j++ {
 			if f[i] == f[j] {
 				c++
 			}
@@ -404,59 +404,52 @@ func (gt *growTree) routes(s, m int) (f, l [4]int32, n int) {
 // maxDisjoint is the largest set of routes of at most three hops, given
 // by their second and last switches, that pairwise differ in both.
 func maxDisjoint(f, l []int32) int {
-	best := min(len(f), 1)
-	for m := 1; m < 1<<len(f); m++ {
-		c := 0
-		ok := true
-		for i := 0; i < len(f) && ok; i++ {
-			if m>>i&1 == 0 {
-				continue
-			}
-			c++
-			for j := i + 1; j < len(f); j++ {
-				if m>>j&1 == 1 && (f[i] == f[j] || l[i] == l[j]) {
-					ok = false
-					break
-				}
+	n := len(f)
+	var clash [8]uint8 // clash[i]: the routes that share a channel with i
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if f[i] == f[j] || l[i] == l[j] {
+				clash[i] |= 1 << j
+				clash[j] |= 1 << i
 			}
 		}
+	}
+	best := min(n, 1)
+	for m := 1; m < 1<<n; m++ {
+		c := bits.OnesCount8(uint8(m))
+		if c <= best {
+			continue
+		}
+		ok := true
+		for i := 0; i < n && ok; i++ {
+			ok = m>>i&1 == 0 || clash[i]&uint8(m) == 0
+		}
 		if ok {
-			best = max(best, c)
+			best = c
 		}
 	}
 	return best
 }
 
-// scoreOf is switch s's disjoint paths summed over the tree's endpoints
-// (0 for a switch without hosts: it has no pair).
-func (gt *growTree) scoreOf(s, want int, hosts int) int32 {
+// judge returns switch s's disjoint paths (at most want) and overlaps,
+// summed over the tree's endpoints (none for a switch without hosts: it
+// has no pair).
+func (gt *growTree) judge(s, want int, hosts int) (paths, laps int32) {
 	if hosts == 0 || s == gt.t {
-		return 0
+		return 0, 0
 	}
-	n := 0
 	for m := 0; m <= len(gt.l0); m++ {
-		n += gt.disjoint(s, m, want)
+		f, l, n := gt.routes(s, m)
+		paths += int32(min(maxDisjoint(f[:n], l[:n]), want))
+		laps += int32(overlaps(f[:n], l[:n]))
 	}
-	return int32(n)
-}
-
-// lapOf is switch s's overlaps summed over the tree's endpoints.
-func (gt *growTree) lapOf(s int, hosts int) int32 {
-	if hosts == 0 || s == gt.t {
-		return 0
-	}
-	n := 0
-	for m := 0; m <= len(gt.l0); m++ {
-		n += gt.overlaps(s, m)
-	}
-	return int32(n)
+	return paths, laps
 }
 
 func (gt *growTree) rescoreAll(want int) {
 	// hosts are folded into w: w > 0 exactly when s has hosts
 	for s := range gt.score {
-		gt.score[s] = gt.scoreOf(s, want, int(min(gt.w[s], 1)))
-		gt.lap[s] = gt.lapOf(s, int(min(gt.w[s], 1)))
+		gt.score[s], gt.lap[s] = gt.judge(s, want, int(min(gt.w[s], 1)))
 	}
 }
 
@@ -871,9 +864,7 @@ func (gt *growTree) place(k, v int, dep int8, ent int32) {
 func (gt *growTree) rescore(rg *regrower, list []int32) (paths, laps int) {
 	want := rg.want()
 	for _, x := range list {
-		h := int(min(gt.w[x], 1))
-		gt.score[x] = gt.scoreOf(int(x), want, h)
-		gt.lap[x] = gt.lapOf(int(x), h)
+		gt.score[x], gt.lap[x] = gt.judge(int(x), want, int(min(gt.w[x], 1)))
 		paths += int(gt.score[x])
 		laps += int(gt.lap[x])
 	}

@@ -49,8 +49,9 @@ const (
 	unloadRounds = 5
 )
 
-// unload moves routes of layers ≥ 1 off their hot channels (see above).
-func unload(g *graph, r *Routing, seed uint64) {
+// unload moves routes of layers ≥ 1 off their hot channels (see above),
+// then, if unlap, takes overlaps off them (unlap.go).
+func unload(g *graph, r *Routing, seed uint64, unlap bool) {
 	if !regrowApplies(g, r) {
 		return
 	}
@@ -82,6 +83,9 @@ func unload(g *graph, r *Routing, seed uint64) {
 				moved = rg.unloadChannel(k, c, func() bool { return rg.total[c] > rg.capTotal }) || moved
 			}
 		}
+	}
+	if unlap {
+		rg.unlap()
 	}
 }
 
@@ -120,26 +124,37 @@ func (rg *regrower) unloadChannel(k int, c int32, over func() bool) (moved bool)
 		if rg.r.share[d] != d || g.dests[d].Switch == int(u) || g.peer[g.chOff[u]+int(rg.r.next[k][d*S+int(u)])] != h {
 			continue
 		}
-		gt := &rg.cur
-		rg.focus(g.dests[d].Switch)
-		rg.read(gt, d)
-		rg.fixDeliverers(gt)
-		before := gt.short(rg.want())
-		changed := false
-		for over() && gt.par[k][u] == h && rg.bestMove(gt, k, c) {
-			changed = true
-		}
-		switch {
-		case changed && gt.short(rg.want()) <= before:
-			rg.write(gt)
-			moved = true
-		case changed: // back to the tables
-			rg.addTree(gt, -1)
-			rg.read(gt, d)
-			rg.addTree(gt, 1)
-		}
+		moved = rg.rework(d, func(gt *growTree) (changed bool) {
+			for over() && gt.par[k][u] == h && rg.bestMove(gt, k, c) {
+				changed = true
+			}
+			return changed
+		}) || moved
 	}
 	return moved
+}
+
+// rework reads endpoint d's tree into rg.cur, with its colouring fixed,
+// lets change change it, and writes it to the tables if it changed and
+// leaves no more pairs short than before; otherwise the tree stays as it
+// was. It reports whether the tables changed.
+func (rg *regrower) rework(d int, change func(gt *growTree) bool) bool {
+	gt := &rg.cur
+	rg.focus(rg.g.dests[d].Switch)
+	rg.read(gt, d)
+	rg.fixDeliverers(gt)
+	before := gt.short(rg.want())
+	if !change(gt) {
+		return false
+	}
+	if gt.short(rg.want()) <= before {
+		rg.write(gt)
+		return true
+	}
+	rg.addTree(gt, -1) // back to the tables
+	rg.read(gt, d)
+	rg.addTree(gt, 1)
+	return false
 }
 
 // tailOf returns the switch channel c leaves.

@@ -34,7 +34,7 @@ func TestUnloadKeepsItsPromises(t *testing.T) {
 			t.Skipf("%v", err) // a draw that split the fabric
 		}
 		before, three := walkedLoads(r), pairsWithThree(r)
-		unload(r.g, r, o.Seed)
+		unload(r.g, r, o.Seed, true)
 		after := walkedLoads(r)
 		checkRouting(t, f, r)
 		if n := pairsWithThree(r); n < three {
