@@ -119,30 +119,27 @@ type chanDelta struct {
 }
 
 // regrowApplies tells whether the fabric's trees can be regrown: layers
-// of 2 to 3 hops on a fabric of diameter 2 without parallel cables, three
-// or four layers (one colour per layer ≥ 1) and at least a tree per
-// colour for every destination switch.
+// of 2 to 3 hops on a connected fabric designed with diameter 2 (a few
+// pairs may be further apart once cables or switches failed: their trees
+// are regrown where every switch still finds a route of at most three
+// hops) without parallel cables, three or four layers (one colour per
+// layer ≥ 1) and at least a tree per colour for every destination switch.
 func regrowApplies(g *graph, r *Routing) bool {
 	S := len(g.adj)
-	if r.layers < 3 || r.layers > 4 || r.Bounds != (Bounds{Min: 2, Max: 3}) || S > regrowMaxSwitches {
-		return false
+	if r.layers < 3 || r.layers > 4 || r.Bounds != (Bounds{Min: 2, Max: 3}) || S > regrowMaxSwitches || S < 2 {
+		return false // (one switch: no channel, no route to regrow)
 	}
 	if r.Trees >= 0 && r.Trees < entryGroups(r.layers) {
 		return false
 	}
-	dist, order := make([]int32, S), make([]int32, 0, S)
 	for s := 0; s < S; s++ {
 		peers := slices.Clone(g.peer[g.chOff[s]:g.chOff[s+1]])
 		slices.Sort(peers)
 		if len(slices.Compact(peers)) != g.chOff[s+1]-g.chOff[s] {
 			return false
 		}
-		order = g.bfs(s, dist, order)
-		if len(order) != S || dist[order[S-1]] > 2 {
-			return false
-		}
 	}
-	return true
+	return designedDiameter2(g) // (Compute has refused a disconnected fabric)
 }
 
 // regrow regrows the trees of every destination switch that has better

@@ -11,19 +11,20 @@ import (
 )
 
 // TestRegrowKeepsTheRulesAndGainsPaths routes generated Slim Flies (q = 4,
-// 5 and 7, intact or with failed cables, shared and own trees, seeds)
-// with and without Options.Regrow and judges the regrown routing by
-// walking its tables (nothing of regrow.go is used):
+// 5 and 7, intact, with failed cables or without a switch, shared and own
+// trees, seeds) with and without Options.Regrow and judges the regrown
+// routing by walking its tables (nothing of regrow.go is used):
 //   - every route reaches its destination over cabled ports, no longer
 //     than the bounds or its distance allow, layer 0 minimal;
 //   - the tables are the same on one worker and on two;
 //   - no fewer (source switch, destination endpoint) pairs have three
 //     disjoint paths of an allowed length than without regrowing;
 //
-// and requires that some case gains pairs (the generator exercises the
-// pass).
+// and requires that some case gains pairs, and some damaged one (a failed
+// cable or switch leaves some pairs three hops apart: the pass once
+// required every pair within two and left those fabrics alone).
 func TestRegrowKeepsTheRulesAndGainsPaths(t *testing.T) {
-	gained := 0
+	gained, gainedDamaged := 0, 0
 	forRegrowCases(t, 15, func(t *testing.T, i int, f *fabric.Fabric, o Options) {
 		r0, err := Compute(f, o)
 		if err != nil {
@@ -54,10 +55,13 @@ func TestRegrowKeepsTheRulesAndGainsPaths(t *testing.T) {
 		}
 		if b > a {
 			gained++
+			if len(o.AvoidLinks) > 0 || failedSwitch(i) {
+				gainedDamaged++
+			}
 		}
 	})
-	if gained == 0 {
-		t.Fatal("no case gained a pair: the generator does not exercise the pass")
+	if gained == 0 || gainedDamaged == 0 {
+		t.Fatalf("%d cases gained pairs, %d of them damaged: the generator does not exercise the pass", gained, gainedDamaged)
 	}
 }
 
@@ -90,5 +94,14 @@ func regrowCase(t *testing.T, rng *rand.Rand, i int) (*fabric.Fabric, Options) {
 			}
 		}
 	}
+	if failedSwitch(i) { // some pairs three hops apart
+		sw := f.IDsOf(fabric.Switch)
+		if f, err = f.Without([]fabric.NodeID{sw[rng.IntN(len(sw))]}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return f, o
 }
+
+// failedSwitch tells whether regrowCase i loses a switch.
+func failedSwitch(i int) bool { return i%4 == 1 }
