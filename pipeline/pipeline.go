@@ -169,6 +169,6 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 // the key. LMC is derived from the layers.
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, deadlock, vls, best_effort, lft_cap, repair")
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair")
 	return c, err
 }

@@ -1,0 +1,33 @@
+package pipeline
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestUnknownKeyListsEveryKey: a settings file with a misspelt key gets an
+// error whose list of known keys holds every key Config reads (its toml
+// tags), so that the advice can be followed for any of them.
+func TestUnknownKeyListsEveryKey(t *testing.T) {
+	_, err := ParseConfig(strings.NewReader("regrwo = true\n"), "s.toml")
+	if err == nil {
+		t.Fatal("a misspelt key was accepted")
+	}
+	msg := err.Error()
+	_, list, ok := strings.Cut(msg, "known keys: ")
+	if !ok {
+		t.Fatalf("no list of known keys in %q", msg)
+	}
+	known := map[string]bool{}
+	for _, k := range strings.Split(list, ", ") {
+		known[k] = true
+	}
+	ct := reflect.TypeOf(Config{})
+	for i := 0; i < ct.NumField(); i++ {
+		tag := ct.Field(i).Tag.Get("toml")
+		if tag != "" && tag != "-" && !known[tag] {
+			t.Errorf("key %q is read but not listed in %q", tag, msg)
+		}
+	}
+}
