@@ -160,79 +160,49 @@ func TestAnalyzeRefusesBadBounds(t *testing.T) {
 	}
 }
 
-// Issue 15's yardstick: with 4 layers (default settings) the share of
-// (source switch, destination endpoint) pairs with ≥ 3 link-disjoint paths
-// of an allowed length comes within a margin of the share the ceiling
-// allows, computed on the same fabric — never against a copied figure.
-// The margin is the issue's 0.5 points, except on q = 7 and 11, where the
-// layer construction falls short (docs/quality.md, "Where the trees fall
-// short of the ceiling"): there it is 2.0 and 1.5 points (1.7 and 1.1
-// measured). q = 8 … 13 run without -short.
+// Issue 15's yardstick: with 4 layers and the default settings (regrown:
+// layers.Options.Regrow, which the command line and the plugin turn on)
+// the share of (source switch, destination endpoint) pairs with ≥ 3
+// link-disjoint paths of an allowed length comes within the issue's 0.5
+// points of the share the ceiling allows, computed on the same fabric —
+// never against a copied figure; every layer's busiest channel carries at
+// most 1.3 × its mean; and against the construction without regrowing
+// (the default before it) all-to-all load is no higher and random
+// permutations (100, the same for both) no more than 1 % higher — the
+// sampling noise of 100 permutations: with 200 the regrown layers load
+// less on all of these, and 0.6 % more on q = 11 with seed 3
+// (docs/quality.md). Slim Fly q = 5, 7 (seeds 1 and 2), 8, 9, 11 and 13;
+// q = 8 … 13 without -short. Without regrowing, q = 7 and 11 stayed 1.7
+// and 1.05 points under the ceiling.
 func TestLayersComeWithinReachOfTheCeiling(t *testing.T) {
-	for _, q := range []int{5, 7, 8, 9, 11, 13} {
-		if testing.Short() && q > 7 {
-			continue
-		}
-		margin := map[int]float64{7: 2.0, 11: 1.5}[q]
-		if margin == 0 {
-			margin = 0.5
-		}
-		rep, achieved, possible := slimFlyAgainstCeiling(t, q, layers.Options{Layers: 4, Seed: 1, Workers: 2}, 1)
-		t.Logf("q=%d: ≥3 disjoint %.2f %% of pairs, ceiling %.2f %%", q, achieved, possible)
-		if achieved < possible-margin {
-			t.Errorf("q=%d: ≥3 disjoint for %.2f %% of pairs, %.2f points under the ceiling's %.2f %% (allowed: %.1f)", q, achieved, possible-achieved, possible, margin)
-		}
-		// every layer's busiest channel within 1.3 × its mean (issue 15)
-		for _, e := range rep.EFI {
-			if e.Max > 1.3*e.Mean {
-				t.Errorf("q=%d layer %d: busiest channel %.0f routes, %.2f × the mean %.0f (allowed: 1.3)", q, e.Layer, e.Max, e.Max/e.Mean, e.Mean)
-			}
-		}
-	}
-}
-
-// TestRegrownLayersReachTheCeiling holds --regrow (layers.Options.Regrow)
-// to issue 15's targets, against the ceiling and the default layers
-// computed on the same fabric: on Slim Fly q = 7 (two seeds) and 11,
-// where the shared colouring keeps the default layers 1.7 and 1.05 points
-// under the ceiling, regrown layers give three disjoint paths to the
-// ceiling's share of pairs within 0.5 points, with no layer's busiest
-// channel above 1.3 × its mean, all-to-all load no higher than the
-// default layers' and random permutations (100, the same for both) no
-// more than 1 % higher — the sampling noise of 100 permutations: with 200
-// the regrown layers load less than the default ones on these three, and
-// 0.6 % more on q = 11 with seed 3 (docs/quality.md); 3.5–4.9 % more
-// before overlaps were priced.
-func TestRegrownLayersReachTheCeiling(t *testing.T) {
 	for _, c := range []struct {
 		q    int
 		seed uint64
-	}{{7, 1}, {7, 2}, {11, 1}} {
+	}{{5, 1}, {7, 1}, {7, 2}, {8, 1}, {9, 1}, {11, 1}, {13, 1}} {
 		if testing.Short() && c.q > 7 {
 			continue
 		}
 		o := layers.Options{Layers: 4, Seed: c.seed, Workers: 2}
-		def, _, _ := slimFlyAgainstCeiling(t, c.q, o, 100)
+		before, _, _ := slimFlyAgainstCeiling(t, c.q, o, 100)
 		o.Regrow = true
 		rep, achieved, possible := slimFlyAgainstCeiling(t, c.q, o, 100)
-		t.Logf("q=%d seed %d regrown: ≥3 disjoint %.2f %% of pairs, ceiling %.2f %%", c.q, c.seed, achieved, possible)
+		t.Logf("q=%d seed %d: ≥3 disjoint %.2f %% of pairs, ceiling %.2f %%", c.q, c.seed, achieved, possible)
 		if achieved < possible-0.5 {
-			t.Errorf("q=%d seed %d regrown: ≥3 disjoint for %.2f %% of pairs, %.2f points under the ceiling's %.2f %%", c.q, c.seed, achieved, possible-achieved, possible)
+			t.Errorf("q=%d seed %d: ≥3 disjoint for %.2f %% of pairs, %.2f points under the ceiling's %.2f %%", c.q, c.seed, achieved, possible-achieved, possible)
 		}
 		for _, e := range rep.EFI {
-			t.Logf("layer %d: busiest %.3f × the mean", e.Layer, e.Max/e.Mean)
 			if e.Max > 1.3*e.Mean {
-				t.Errorf("q=%d seed %d regrown layer %d: busiest channel %.3f × the mean, above 1.3", c.q, c.seed, e.Layer, e.Max/e.Mean)
+				t.Errorf("q=%d seed %d layer %d: busiest channel %.0f routes, %.3f × the mean %.0f (allowed: 1.3)", c.q, c.seed, e.Layer, e.Max, e.Max/e.Mean, e.Mean)
 			}
 		}
 		for _, p := range []struct {
 			name  string
 			slack float64
 		}{{"all-to-all", 1}, {"random permutations", 1.01}} {
-			d, r := patternLoad(t, def, p.name), patternLoad(t, rep, p.name)
-			t.Logf("%s: regrown %.3f, default %.3f", p.name, r, d)
+			d, r := patternLoad(t, before, p.name), patternLoad(t, rep, p.name)
+			t.Logf("%s: %.3f, without regrowing %.3f", p.name, r, d)
 			if r > p.slack*d {
-				t.Errorf("q=%d seed %d: %s load %.3f regrown, %.3f default (allowed: × %.2f)", c.q, c.seed, p.name, r, d, p.slack)
+				t.Errorf("q=%d seed %d: %s load %.3f, without regrowing %.3f (allowed: × %.2f)", c.q, c.seed, p.name, r, d, p.slack)
 			}
 		}
 	}

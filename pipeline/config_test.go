@@ -31,3 +31,17 @@ func TestUnknownKeyListsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRegrowIsOnUnlessTurnedOff: a settings file regrows the trees unless
+// it says regrow = false (the plugin's default is the command line's).
+func TestRegrowIsOnUnlessTurnedOff(t *testing.T) {
+	for text, want := range map[string]bool{"": true, "seed = 2\n": true, "regrow = false\n": false, "regrow = true\n": true} {
+		c, err := ParseConfig(strings.NewReader(text), "s.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Regrow != want {
+			t.Errorf("%q: regrow %v, want %v", text, c.Regrow, want)
+		}
+	}
+}

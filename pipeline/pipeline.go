@@ -26,7 +26,7 @@ type Config struct {
 	MaxLen     int    `toml:"max_len"`  // 0: automatic
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
 	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: by fabric size, -1: one per endpoint
-	Regrow     bool   `toml:"regrow"`   // each tree under its own colouring, for disjoint paths (layers.Options.Regrow)
+	Regrow     bool   `toml:"regrow"`   // each tree under its own colouring, for disjoint paths (layers.Options.Regrow); ParseConfig: true unless the file says false
 	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
@@ -166,9 +166,10 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 }
 
 // ParseConfig reads a TOML settings file; unknown keys are errors that name
-// the key. LMC is derived from the layers.
+// the key. LMC is derived from the layers; regrow is on unless the file
+// turns it off (the default of the command line too).
 func ParseConfig(r io.Reader, file string) (Config, error) {
-	c := Config{LMC: -1}
+	c := Config{LMC: -1, Regrow: true}
 	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair")
 	return c, err
 }
