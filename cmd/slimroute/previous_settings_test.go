@@ -32,7 +32,8 @@ import (
 // settings, as an older slimroute wrote them: then every routing flag
 // given means a full recompute, and --vls left out is the VLs the old
 // SL2VL tables use; a repair writes its own timings.json (an in-place repair
-// left the full run's). A run may instead fail, only by naming --vls.
+// left the full run's). A run may instead fail, only by naming --vls (the
+// previous one too: DFSSSP needs 5 VLs on some regrown fabrics).
 func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 	cases := 60
 	if testing.Short() {
@@ -63,7 +64,10 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 		before := without(t, intact, cut)
 		prevDir := filepath.Join(dir, "prev")
 		if _, err := runApp(t, append(append([]string{"route"}, flagArgs(prev)...), "--fabric", writeFabric(t, dir, "before.json", before), "-o", prevDir)...); err != nil {
-			t.Fatalf("case %d: the previous routing: %v", seed, err)
+			if !strings.Contains(err.Error(), "--vls") {
+				t.Fatalf("case %d: the previous routing: %v", seed, err)
+			}
+			continue // too few VLs for the drawn scheme: no previous routing
 		}
 		// a routing of an older slimroute records no settings
 		older := rng.IntN(4) == 0
