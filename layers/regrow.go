@@ -385,10 +385,7 @@ func (gt *growTree) routes(s, m int) (f, l [4]int32, n int) {
 	for k := range gt.par {
 		a, b, ok := gt.hop(k, s)
 		if k == 0 && m > 0 {
-			a, b, ok = gt.l0[m-1][s], int32(s), true
-			if a != int32(gt.t) {
-				b = a // layer 0 is minimal: at most two hops
-			}
+			a, b, ok = gt.ownHop(m-1, s)
 		}
 		if ok {
 			f[n], l[n] = a, b
@@ -396,6 +393,21 @@ func (gt *growTree) routes(s, m int) (f, l [4]int32, n int) {
 		}
 	}
 	return f, l, n
+}
+
+// ownHop is hop for the layer-0 table of the tree's (i+1)-th endpoint:
+// minimal, two hops on a fabric of diameter 2, three between switches
+// that failures put three hops apart.
+func (gt *growTree) ownHop(i, s int) (f, l int32, ok bool) {
+	p, t := gt.l0[i], int32(gt.t)
+	f, l = p[s], int32(s)
+	for h := 1; h <= 3; h++ {
+		if p[l] == t {
+			return f, l, true
+		}
+		l = p[l]
+	}
+	return 0, 0, false
 }
 
 // maxDisjoint is the largest set of routes of at most three hops, given

@@ -105,3 +105,22 @@ func regrowCase(t *testing.T, rng *rand.Rand, i int) (*fabric.Fabric, Options) {
 
 // failedSwitch tells whether regrowCase i loses a switch.
 func failedSwitch(i int) bool { return i%4 == 1 }
+
+// TestOwnHopFollowsTheTable: the layer-0 route of a tree's other endpoint
+// is read as its second switch and its last switch before t, also when
+// failures made it three hops long (it was once taken for two), and
+// refused past three.
+func TestOwnHopFollowsTheTable(t *testing.T) {
+	// t = 0; 1 → 0, 2 → 1, 3 → 2, 4 → 3
+	gt := growTree{t: 0, l0: [][]int32{{-1, 0, 1, 2, 3}}}
+	for _, c := range []struct {
+		s    int
+		f, l int32
+		ok   bool
+	}{{1, 0, 1, true}, {2, 1, 1, true}, {3, 2, 1, true}, {4, 0, 0, false}} {
+		f, l, ok := gt.ownHop(0, c.s)
+		if f != c.f || l != c.l || ok != c.ok {
+			t.Errorf("switch %d: (%d, %d, %v), want (%d, %d, %v)", c.s, f, l, ok, c.f, c.l, c.ok)
+		}
+	}
+}
