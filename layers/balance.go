@@ -214,7 +214,7 @@ func (b *balancer) balanceLayer(k int) {
 func (b *balancer) relieve(c int) {
 	g := b.g
 	S := len(g.adj)
-	u := b.tail(c)
+	u := b.g.tail(c)
 	i := uint8(c - g.chOff[u])
 	misses := 0
 	for d := 0; d < g.nEP && b.layer[c] > b.target && misses < missesPerChannel; d++ {
@@ -228,12 +228,6 @@ func (b *balancer) relieve(c int) {
 			misses = 0
 		}
 	}
-}
-
-// tail returns the switch channel c leaves.
-func (b *balancer) tail(c int) int {
-	s, _ := slices.BinarySearch(b.g.chOff, c+1)
-	return s - 1
 }
 
 // moveFrom applies the best qualifying move of the current tree (of

@@ -52,11 +52,12 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	if opts.Layers > 1 {
 		buildAlmost(g, r, load, opts.Seed)
 		if !opts.Unbalanced && opts.Layers <= balanceLayers && (r.Trees < 0 || r.Trees >= entryGroups(r.layers)) {
-			if opts.Regrow {
+			regrowing := opts.Regrow && regrowApplies(g, r)
+			if regrowing {
 				regrow(g, r, opts.Seed)
 			}
 			b := balance(g, r, !opts.unmended)
-			if opts.Regrow {
+			if regrowing {
 				unload(g, r, opts.Seed, !opts.unlapped)
 			}
 			if b != nil {

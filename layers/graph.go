@@ -2,6 +2,7 @@ package layers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -189,4 +190,10 @@ func (g *graph) bfs(t int, dist []int32, order []int32) []int32 {
 		}
 	}
 	return order
+}
+
+// tail returns the switch channel c leaves.
+func (g *graph) tail(c int) int {
+	s, _ := slices.BinarySearch(g.chOff, c+1)
+	return s - 1
 }

@@ -143,11 +143,8 @@ func regrowApplies(g *graph, r *Routing) bool {
 }
 
 // regrow regrows the trees of every destination switch that has better
-// colourings than the shared one.
+// colourings than the shared one. The caller has checked regrowApplies.
 func regrow(g *graph, r *Routing, seed uint64) {
-	if !regrowApplies(g, r) {
-		return
-	}
 	rg := newRegrower(g, r, seed)
 	planner := newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)
 	for t := range g.adj {
@@ -755,8 +752,8 @@ func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain float64, ok bool
 }
 
 // relinkScored makes u v's next switch in layer k, with the loads
-// rg.deltas holds, and returns the disjoint paths the switches behind v
-// gain.
+// rg.deltas holds, and returns the disjoint paths and the overlaps the
+// switches behind v gain.
 func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) (paths, laps int) {
 	gt.buf = gt.subtree(k, v, gt.buf[:0])
 	before, lapsBefore := 0, 0

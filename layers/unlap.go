@@ -1,5 +1,7 @@
 package layers
 
+import "math"
+
 // Taking overlaps off regrown routes (Options.Regrow, after unload).
 //
 // The annealing polishes a tree for regrowPolish steps per switch only,
@@ -70,24 +72,32 @@ func (rg *regrower) overlapping(gt *growTree, k, s int) bool {
 // bestNext gives s in layer k the next switch that saves most cost, more
 // than least, at no disjoint path, and reports whether it did.
 func (rg *regrower) bestNext(gt *growTree, k, s int, least float64) bool {
-	g := rg.g
-	old := gt.par[k][s]
-	best, bestGain := int32(-1), least+1e-9
-	for _, y := range g.peer[g.chOff[s]:g.chOff[s+1]] {
-		paths, cost, ok := rg.unloadStep(gt, k, s, y)
-		if !ok {
-			continue
-		}
-		rg.undo(gt, k, s, old)
-		if paths >= 0 && -cost > bestGain {
-			best, bestGain = y, -cost
-		}
-	}
+	best, _ := rg.cheapestNext(gt, k, s, least+1e-9)
 	if best < 0 {
 		return false
 	}
 	rg.unloadStep(gt, k, s, best)
 	return true
+}
+
+// cheapestNext returns the other next switch of v in layer k that saves
+// most cost, more than least, at no disjoint path (-1 if none), and what
+// it saves; it tries each and puts v back.
+func (rg *regrower) cheapestNext(gt *growTree, k, v int, least float64) (int32, float64) {
+	g := rg.g
+	old := gt.par[k][v]
+	best, bestGain := int32(-1), least
+	for _, y := range g.peer[g.chOff[v]:g.chOff[v+1]] {
+		paths, cost, ok := rg.unloadStep(gt, k, v, y) // refuses y = old
+		if !ok {
+			continue
+		}
+		rg.undo(gt, k, v, old)
+		if paths >= 0 && -cost > bestGain {
+			best, bestGain = y, -cost
+		}
+	}
+	return best, bestGain
 }
 
 // evacuateKids is the most switches behind a switch that evacuate moves
@@ -99,7 +109,6 @@ const evacuateKids = 3
 // s as bestNext does, if s's move saves more than theirs cost; it puts
 // them back otherwise.
 func (rg *regrower) evacuate(gt *growTree, k, s int) bool {
-	g := rg.g
 	kids := append([]int32(nil), gt.kids[k][s]...)
 	if len(kids) == 0 || len(kids) > evacuateKids {
 		return false
@@ -107,20 +116,7 @@ func (rg *regrower) evacuate(gt *growTree, k, s int) bool {
 	spent := 0.0
 	n := 0
 	for _, c := range kids {
-		best, bestGain := int32(-1), -1e18
-		for _, y := range g.peer[g.chOff[c]:g.chOff[c+1]] {
-			if int(y) == s {
-				continue
-			}
-			paths, cost, ok := rg.unloadStep(gt, k, int(c), y)
-			if !ok {
-				continue
-			}
-			rg.undo(gt, k, int(c), int32(s))
-			if paths >= 0 && -cost > bestGain {
-				best, bestGain = y, -cost
-			}
-		}
+		best, bestGain := rg.cheapestNext(gt, k, int(c), math.Inf(-1))
 		if best < 0 {
 			break
 		}

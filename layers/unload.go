@@ -50,11 +50,9 @@ const (
 )
 
 // unload moves routes of layers ≥ 1 off their hot channels (see above),
-// then, if unlap, takes overlaps off them (unlap.go).
+// then, if unlap, takes overlaps off them (unlap.go). The caller has
+// checked regrowApplies.
 func unload(g *graph, r *Routing, seed uint64, unlap bool) {
-	if !regrowApplies(g, r) {
-		return
-	}
 	rg := newRegrower(g, r, seed)
 	for i := range rg.nbIdx {
 		rg.nbIdx[i] = -1
@@ -66,7 +64,7 @@ func unload(g *graph, r *Routing, seed uint64, unlap bool) {
 	for round, moved := 0, true; round < unloadRounds && moved; round++ {
 		moved = false
 		for k := 1; k < r.layers; k++ {
-			for _, c := range rg.hot(k) {
+			for _, c := range hotChannels(rg.layer[k], rg.target[k]) {
 				moved = rg.unloadChannel(k, c, func() bool { return rg.layer[k][c] > rg.target[k] }) || moved
 			}
 		}
@@ -78,7 +76,7 @@ func unload(g *graph, r *Routing, seed uint64, unlap bool) {
 	rg.capTotal = min(rg.capTotal, int64(totalTarget*float64(sum)/float64(len(rg.total))))
 	for round, moved := 0, true; round < unloadRounds && moved; round++ {
 		moved = false
-		for _, c := range rg.hotTotal() {
+		for _, c := range hotChannels(rg.total, rg.capTotal) {
 			for k := 1; k < r.layers; k++ {
 				moved = rg.unloadChannel(k, c, func() bool { return rg.total[c] > rg.capTotal }) || moved
 			}
@@ -89,28 +87,16 @@ func unload(g *graph, r *Routing, seed uint64, unlap bool) {
 	}
 }
 
-// hotTotal lists the channels above the cap over all layers, hottest
-// first.
-func (rg *regrower) hotTotal() []int32 {
+// hotChannels lists the channels whose load is above limit, hottest
+// first (ties in channel order).
+func hotChannels(load []int64, limit int64) []int32 {
 	var out []int32
-	for c, v := range rg.total {
-		if v > rg.capTotal {
+	for c, v := range load {
+		if v > limit {
 			out = append(out, int32(c))
 		}
 	}
-	slices.SortStableFunc(out, func(x, y int32) int { return cmp.Compare(rg.total[y], rg.total[x]) })
-	return out
-}
-
-// hot lists layer k's channels above its target, hottest first.
-func (rg *regrower) hot(k int) []int32 {
-	var out []int32
-	for c, v := range rg.layer[k] {
-		if v > rg.target[k] {
-			out = append(out, int32(c))
-		}
-	}
-	slices.SortStableFunc(out, func(x, y int32) int { return cmp.Compare(rg.layer[k][y], rg.layer[k][x]) })
+	slices.SortStableFunc(out, func(x, y int32) int { return cmp.Compare(load[y], load[x]) })
 	return out
 }
 
@@ -118,7 +104,7 @@ func (rg *regrower) hot(k int) []int32 {
 // it is above the target, and reports whether it moved any.
 func (rg *regrower) unloadChannel(k int, c int32, over func() bool) (moved bool) {
 	g, S := rg.g, len(rg.g.adj)
-	u := int32(rg.tailOf(c))
+	u := int32(g.tail(int(c)))
 	h := g.peer[c]
 	for d := 0; d < g.nEP && over(); d++ {
 		if rg.r.share[d] != d || g.dests[d].Switch == int(u) || g.peer[g.chOff[u]+int(rg.r.next[k][d*S+int(u)])] != h {
@@ -157,12 +143,6 @@ func (rg *regrower) rework(d int, change func(gt *growTree) bool) bool {
 	return false
 }
 
-// tailOf returns the switch channel c leaves.
-func (rg *regrower) tailOf(c int32) int {
-	s, _ := slices.BinarySearch(rg.g.chOff, int(c)+1)
-	return s - 1
-}
-
 // focus sets the distances to destination switch t.
 func (rg *regrower) focus(t int) {
 	rg.order = rg.g.bfs(t, rg.dist, rg.order)
@@ -189,7 +169,7 @@ type unloadMove struct {
 // routes off channel c, and reports whether there was one.
 func (rg *regrower) bestMove(gt *growTree, k int, c int32) bool {
 	g := rg.g
-	u := int32(rg.tailOf(c))
+	u := int32(g.tail(int(c)))
 	best := unloadMove{v: -1}
 	behind := gt.subtree(k, int(u), nil)
 	for _, v := range behind {
