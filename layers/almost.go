@@ -179,8 +179,8 @@ func (a *almost) start(k, d int) {
 	a.weight = int64(len(a.group))
 	a.d = d
 	a.t = g.dests[d].Switch
-	mean := float64(a.total) / float64(max(len(a.load), 1))
-	a.penalty = int64(collateralWeight * mean * mean / priceScale * mean / priceScale)
+	n := int64(max(len(a.load), 1)) // penalty: collateralWeight × (mean load)³ / priceScale²
+	a.penalty = collateralWeight * mulDiv(mulDiv(a.total, a.total, n*priceScale), a.total, n*n*priceScale)
 	a.tab = a.r.next[k][d*S : (d+1)*S]
 	for i := range a.tab {
 		a.tab[i] = hopNone
@@ -768,7 +768,7 @@ func (h *fallbackHeap) Pop() any {
 // it against load.
 // Chosen on q=5 and q=7 among 0.5, 1, 2, 4, 8 and lexicographic: 1 gave
 // the lowest permutation load with ≥3 disjoint paths for 93% of q=7 pairs.
-const collateralWeight = 1.0
+const collateralWeight = 1
 
 // price is what a search pays for channel ch: its load cubed (scaled), so
 // that a path over one busy channel costs far more than over two half as

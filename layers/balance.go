@@ -33,8 +33,8 @@ import (
 
 const (
 	// balanceSlack is the target of a layer's busiest channel over its
-	// mean at the start.
-	balanceSlack = 1.25
+	// mean at the start (per mille).
+	balanceSlack permille = 1250
 	// strictPasses sweeps keep every pair's disjoint paths; relaxedPasses
 	// more keep keepPaths of them.
 	strictPasses, relaxedPasses = 2, 2
@@ -182,7 +182,7 @@ func slackTarget(load []int64) int64 {
 	for _, v := range load {
 		sum += v
 	}
-	return int64(balanceSlack * float64(sum) / float64(max(len(load), 1)))
+	return mulDiv(sum, int64(balanceSlack), 1000*int64(max(len(load), 1)))
 }
 
 // balanceLayer moves routes of layer k off its channels above target.

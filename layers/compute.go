@@ -97,7 +97,7 @@ func designedDiameter2(g *graph) bool {
 // pairs of distinct switches that reach each other, and how many of those
 // are within two hops.
 func DesignedDiameter2(diameter, pairs, near int) bool {
-	return diameter == 2 || (diameter > 2 && pairs > 0 && float64(near) >= DesignShare*float64(pairs))
+	return diameter == 2 || (diameter > 2 && pairs > 0 && 10*int64(near) >= int64(DesignShare*10)*int64(pairs))
 }
 
 // DesignShare is the share of switch pairs within two hops from which a

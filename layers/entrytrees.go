@@ -25,7 +25,7 @@ import (
 // q = 7's six trees over eleven cables, a cable alone in one tree and
 // sharing with another neighbour in a second (2.75, 1.5 trees, left the
 // trees whose routes split unevenly without a colouring: docs/quality.md).
-const lastHopCap = 3.0
+const lastHopCap = 3
 
 // treeColourer chooses the colourings of one destination switch's trees,
 // tree after tree, keeping account of each cable's share of the trees
@@ -37,15 +37,15 @@ type treeColourer struct {
 	cands  [][]int8 // colourings of any sizes, better than base
 	served []int    // per candidate: the sources it can serve (serves)
 	perms  [][]int8
-	load   []float64 // [layer*N + neighbour]: trees delivering there
-	limit  float64
+	load   []int64 // [layer*N + neighbour]: trees delivering there (pathUnit a tree)
+	limit  int64
 }
 
 // colourer returns p's tree colourer for trees of the given total weight,
 // or nil when no colouring of any sizes gives more neighbours disjoint
 // alternatives than the shared one. far lists the routes of two and three
 // hops of every source two hops from t (see serves).
-func (p *entryPlan) colourer(groups int, weight float64, far [][]entryRoute) *treeColourer {
+func (p *entryPlan) colourer(groups int, weight int64, far [][]entryRoute) *treeColourer {
 	base := slices.Clone(p.colour)
 	cands := p.freeColourings(groups, base)
 	if len(cands) == 0 {
@@ -57,8 +57,8 @@ func (p *entryPlan) colourer(groups int, weight float64, far [][]entryRoute) *tr
 		served[i] = p.serves(c, groups, far)
 	}
 	return &treeColourer{p: p, groups: groups, base: base, cands: cands, served: served,
-		perms: permutations(groups), load: make([]float64, groups*N),
-		limit: lastHopCap*weight/float64(max(N, 1)) + 1e-9}
+		perms: permutations(groups), load: make([]int64, groups*N),
+		limit: mulDiv(lastHopCap*weight, pathUnit, int64(max(N, 1)))}
 }
 
 // rotated is the shared colouring as planEntries applies it to tree e:
@@ -77,12 +77,12 @@ func (tc *treeColourer) rotated(e int) []int8 {
 // shared one and keep every cable's share within the cap: those serving
 // most sources first (serves), then the best scores, then the lowest
 // peaks.
-func (tc *treeColourer) ranked(w float64, n int) [][]int8 {
+func (tc *treeColourer) ranked(w int64, n int) [][]int8 {
 	type cand struct {
 		col    []int8
 		served int
 		score  int
-		peak   float64
+		peak   int64
 	}
 	p, N := tc.p, len(tc.base)
 	baseScore := p.total(tc.base, tc.groups)
@@ -194,17 +194,17 @@ func farServed(col []int8, groups int, routes []entryRoute) bool {
 
 // budget returns, per layer and neighbour, the share of a tree of weight
 // w that may enter t there within the cap, in out's storage.
-func (tc *treeColourer) budget(w float64, out []float64) []float64 {
+func (tc *treeColourer) budget(w int64, out []int64) []int64 {
 	out = append(out[:0], tc.load...)
 	for i, x := range out {
-		out[i] = max(tc.limit-x, 0) / w
+		out[i] = max(tc.limit-x, 0) / max(w, 1)
 	}
 	return out
 }
 
 // commit records a tree of weight w whose routes enter t, per layer and
 // neighbour, in the given shares (lastHops).
-func (tc *treeColourer) commit(shares []float64, w float64) {
+func (tc *treeColourer) commit(shares []int64, w int64) {
 	for i, x := range shares {
 		tc.load[i] += w * x
 	}
@@ -274,7 +274,7 @@ func (p *entryPlan) total(col []int8, groups int) int {
 
 // peak is the highest share of a cable in a layer once a tree of weight
 // w coloured col is added to load ([layer*N + neighbour]).
-func (p *entryPlan) peak(load []float64, col []int8, w float64, groups int) float64 {
+func (p *entryPlan) peak(load []int64, col []int8, w int64, groups int) int64 {
 	N := len(col)
 	size := make([]int, groups)
 	for _, c := range col {
@@ -282,7 +282,7 @@ func (p *entryPlan) peak(load []float64, col []int8, w float64, groups int) floa
 	}
 	pk := slices.Max(load)
 	for i, c := range col {
-		pk = max(pk, load[int(c)*N+i]+w/float64(size[c]))
+		pk = max(pk, load[int(c)*N+i]+w*pathUnit/int64(size[c]))
 	}
 	return pk
 }

@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -56,8 +55,8 @@ const (
 	// channel costs: a channel at regrowTarget × (1 + 1/regrowLoadScale)
 	// costs as much as one disjoint path; regrowSpread weighs the square
 	// of every channel's load over the target (its share of a path).
-	regrowTarget    = 1.1
-	regrowLoadScale = 10
+	regrowTarget    permille = 1100
+	regrowLoadScale          = 10
 	regrowSpread    = 50
 	// regrowTotalSlack bounds the busiest channel over all layers, as a
 	// multiple of the busiest before the pass.
@@ -105,11 +104,12 @@ type regrower struct {
 	kept     [][]int32   // the best regrown tree's next switches, per layer
 	// last hops of the tree being regrown: [(k-1)*N + i] its share of
 	// routes entering t from neighbour i of the plan in layer k, and the
-	// share the colourer's cap leaves it
+	// share the colourer's cap leaves it (pathUnit: the whole tree), and
+	// the tree's routes in all
 	nbIdx        []int32 // switch -> index into the plan's neighbours, -1 none
 	N            int
-	cell, budget []float64
-	sumW         float64
+	cell, budget []int64
+	sumW         int64
 }
 
 // chanDelta is a change of one channel's load.
@@ -149,12 +149,12 @@ func regrow(g *graph, r *Routing, seed uint64) {
 	planner := newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)
 	for t := range g.adj {
 		var reps []int
-		var weights []float64
-		sum := 0.0
+		var weights []int64
+		var sum int64
 		for d := 0; d < g.nEP; d++ {
 			if g.dests[d].Switch == t && r.share[d] == d {
 				reps = append(reps, d)
-				weights = append(weights, float64(len(rg.members[d])))
+				weights = append(weights, int64(len(rg.members[d])))
 				sum += weights[len(weights)-1]
 			}
 		}
@@ -169,7 +169,7 @@ func regrow(g *graph, r *Routing, seed uint64) {
 		rg.start(t, p)
 		// the cap counts every tree of t: those regrown by their new
 		// routes, the others by their routes now (a tree may keep them)
-		var was [][]float64
+		var was [][]int64
 		for i, d := range reps {
 			rg.read(&rg.old, d)
 			was = append(was, rg.lastHopShares(&rg.old, nil))
@@ -236,7 +236,7 @@ func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
 		for c, v := range l {
 			rg.total[c] += v
 		}
-		rg.target = append(rg.target, int64(regrowTarget/balanceSlack*float64(slackTarget(l))))
+		rg.target = append(rg.target, mulDiv(slackTarget(l), int64(regrowTarget), int64(balanceSlack)))
 		if k == 0 {
 			rg.cap0 = slices.Max(l)
 		}
@@ -665,7 +665,7 @@ func (rg *regrower) anneal(gt *growTree, steps int) {
 				steps = min(steps, i+regrowPolish*len(g.adj))
 			}
 		}
-		temp := 0.6*(1-float64(i)/float64(steps)) + 0.02
+		temp := annealTemp(i, steps)
 		k := rg.rng.IntN(len(gt.par))
 		move := rg.rng.IntN(3)
 		if polishing {
@@ -693,7 +693,7 @@ func (rg *regrower) anneal(gt *growTree, steps int) {
 
 // try gives switch v of layer k the next switch u, if the tree allows it,
 // and keeps the change by the annealing rule at temperature temp.
-func (rg *regrower) try(gt *growTree, k, v int, u int32, temp float64) {
+func (rg *regrower) try(gt *growTree, k, v int, u int32, temp cost) {
 	old := gt.par[k][v]
 	gain, ok := rg.step(gt, k, v, u)
 	if ok && !rg.keep(gain, temp) {
@@ -703,13 +703,13 @@ func (rg *regrower) try(gt *growTree, k, v int, u int32, temp float64) {
 
 // tryVia routes s in layer k over its neighbour y to m: y takes next
 // switch m, then s takes y; both are kept or undone together.
-func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp float64) {
+func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp cost) {
 	oldY, oldS := gt.par[k][y], gt.par[k][s]
 	if oldS == y {
 		rg.try(gt, k, int(y), m, temp)
 		return
 	}
-	gain := 0.0
+	gain := cost(0)
 	if oldY != m {
 		g, ok := rg.step(gt, k, int(y), m)
 		if !ok {
@@ -731,24 +731,30 @@ func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp float64) {
 
 // keep is the annealing rule: a gain ≥ 0 always, a loss with probability
 // e^(gain/temp).
-func (rg *regrower) keep(gain, temp float64) bool {
-	return gain >= 0 || rg.rng.Float64() < math.Exp(gain/temp)
+func (rg *regrower) keep(gain, temp cost) bool {
+	return gain >= 0 || accepts(-gain, temp, uint32(rg.rng.Uint64()>>32))
+}
+
+// annealTemp is the temperature of step i of steps: from 0.62 disjoint
+// paths down to 0.02, linearly.
+func annealTemp(i, steps int) cost {
+	return mulDiv(600*pathUnit/1000, int64(steps-i), int64(max(steps, 1))) + 20*pathUnit/1000
 }
 
 // step makes u v's next switch in layer k if the tree and the caps allow
 // it, and returns the disjoint paths gained behind v less the load cost.
-func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain float64, ok bool) {
+func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain cost, ok bool) {
 	if v == gt.t || gt.fixed[k][v] || !rg.canMove(gt, k, v, u) {
 		return 0, false
 	}
 	rg.shiftDeltas(gt, k, v, u)
-	cost, ok := rg.price(k)
+	price, ok := rg.price(k)
 	if !ok {
 		return 0, false
 	}
-	cost += rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][u])
+	price += rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][u])
 	paths, laps := rg.relinkScored(gt, k, v, u)
-	return float64(paths) - lapWeight*float64(laps) - cost, true
+	return cost(paths-lapWeight*laps)*pathUnit - price, true
 }
 
 // relinkScored makes u v's next switch in layer k, with the loads
@@ -770,26 +776,26 @@ func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) (paths, laps i
 // moveEntry moves the share of the routes through v in layer k from
 // entering t at from to entering at to, and returns the change in their
 // cost: lastHopWeight per tree's share above the budget.
-func (rg *regrower) moveEntry(gt *growTree, k, v int, from, to int32) float64 {
+func (rg *regrower) moveEntry(gt *growTree, k, v int, from, to int32) cost {
 	if k == 0 || from == to {
 		return 0
 	}
-	x := float64(gt.sub[k][v]) / rg.sumW
-	cost := 0.0
+	x := mulDiv(gt.sub[k][v], pathUnit, max(rg.sumW, 1))
+	var price cost
 	for _, e := range [2]struct {
 		n int32
-		d float64
+		d int64
 	}{{from, -x}, {to, x}} {
 		i := rg.nbIdx[e.n]
 		if i < 0 {
 			continue
 		}
 		c := (k-1)*rg.N + int(i)
-		over := func(v float64) float64 { return max(v-rg.budget[c], 0) }
-		cost += lastHopWeight * (over(rg.cell[c]+e.d) - over(rg.cell[c]))
+		over := func(v int64) int64 { return max(v-rg.budget[c], 0) }
+		price += lastHopWeight * (over(rg.cell[c]+e.d) - over(rg.cell[c]))
 		rg.cell[c] += e.d
 	}
-	return cost
+	return price
 }
 
 // undo gives v its next switch old back, with the loads and scores.
@@ -906,7 +912,7 @@ func (rg *regrower) shiftDeltas(gt *growTree, k, v int, u int32) {
 // squared excess over the layer's target, in disjoint paths, and in their
 // load above the caps of the start; ok is false when a channel would rise
 // above a cap.
-func (rg *regrower) price(k int) (cost float64, ok bool) {
+func (rg *regrower) price(k int) (price cost, ok bool) {
 	for _, d := range rg.deltas {
 		if d.v == 0 {
 			continue
@@ -915,25 +921,26 @@ func (rg *regrower) price(k int) (cost float64, ok bool) {
 		if d.v > 0 && (k == 0 && x+d.v > rg.cap0 || y+d.v > rg.capTotal) {
 			return 0, false
 		}
-		cost += excess(x+d.v, rg.target[k]) - excess(x, rg.target[k])
+		price += excess(x+d.v, rg.target[k]) - excess(x, rg.target[k])
 		// a seeded layer may start above the caps: leaving them is worth it
-		cost += float64(max(y+d.v-rg.capTotal, 0)-max(y-rg.capTotal, 0)) / overCapUnit
+		price += (max(y+d.v-rg.capTotal, 0) - max(y-rg.capTotal, 0)) * (pathUnit / overCapUnit)
 	}
-	return cost, true
+	return price, true
 }
 
 // excess is the cost of a channel at load x in a layer with the given
 // target: the square of its excess in units of target/regrowLoadScale.
-func excess(x, target int64) float64 {
+func excess(x, target int64) cost {
 	if target <= 0 {
 		return 0
 	}
-	q := float64(x) / float64(target)
+	q := mulDiv(x, pathUnit, target) // x / target
+	spread := regrowSpread * mulDiv(q, q, pathUnit)
 	if x <= target {
-		return regrowSpread * q * q
+		return spread
 	}
-	e := float64(x-target) * regrowLoadScale / float64(target)
-	return e*e + regrowSpread*q*q
+	e := mulDiv(x-target, regrowLoadScale*pathUnit, target)
+	return mulDiv(e, e, pathUnit) + spread
 }
 
 // shiftLoads applies the changes shiftCost priced to layer k's loads.
@@ -965,24 +972,24 @@ func (rg *regrower) randomPeer(v int) int32 {
 
 // lastHopShares returns, per layer ≥ 1 (from 0) and neighbour of the
 // plan, the share of gt's routes that enter t from that neighbour,
-// weighted by the sources' hosts ([layer*N + neighbour], in out's
-// storage), and sets rg.sumW to their total.
-func (rg *regrower) lastHopShares(gt *growTree, out []float64) []float64 {
-	out = append(out[:0], make([]float64, (len(gt.par)-1)*rg.N)...)
+// weighted by the sources' hosts ([layer*N + neighbour], pathUnit the
+// whole tree, in out's storage), and sets rg.sumW to their total.
+func (rg *regrower) lastHopShares(gt *growTree, out []int64) []int64 {
+	out = append(out[:0], make([]int64, (len(gt.par)-1)*rg.N)...)
 	rg.sumW = 0
 	for s, w := range gt.w {
 		if s == gt.t || w == 0 {
 			continue
 		}
-		rg.sumW += float64(w)
+		rg.sumW += w
 		for k := 1; k < len(gt.par); k++ {
 			if i := rg.nbIdx[gt.ent[k][s]]; i >= 0 {
-				out[(k-1)*rg.N+int(i)] += float64(w)
+				out[(k-1)*rg.N+int(i)] += w
 			}
 		}
 	}
 	for i := range out {
-		out[i] /= max(rg.sumW, 1)
+		out[i] = mulDiv(out[i], pathUnit, max(rg.sumW, 1))
 	}
 	return out
 }

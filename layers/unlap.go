@@ -1,7 +1,5 @@
 package layers
 
-import "math"
-
 // Taking overlaps off regrown routes (Options.Regrow, after unload).
 //
 // The annealing polishes a tree for regrowPolish steps per switch only,
@@ -71,8 +69,8 @@ func (rg *regrower) overlapping(gt *growTree, k, s int) bool {
 
 // bestNext gives s in layer k the next switch that saves most cost, more
 // than least, at no disjoint path, and reports whether it did.
-func (rg *regrower) bestNext(gt *growTree, k, s int, least float64) bool {
-	best, _ := rg.cheapestNext(gt, k, s, least+1e-9)
+func (rg *regrower) bestNext(gt *growTree, k, s int, least cost) bool {
+	best, _ := rg.cheapestNext(gt, k, s, least)
 	if best < 0 {
 		return false
 	}
@@ -83,7 +81,7 @@ func (rg *regrower) bestNext(gt *growTree, k, s int, least float64) bool {
 // cheapestNext returns the other next switch of v in layer k that saves
 // most cost, more than least, at no disjoint path (-1 if none), and what
 // it saves; it tries each and puts v back.
-func (rg *regrower) cheapestNext(gt *growTree, k, v int, least float64) (int32, float64) {
+func (rg *regrower) cheapestNext(gt *growTree, k, v int, least cost) (int32, cost) {
 	g := rg.g
 	old := gt.par[k][v]
 	best, bestGain := int32(-1), least
@@ -113,10 +111,10 @@ func (rg *regrower) evacuate(gt *growTree, k, s int) bool {
 	if len(kids) == 0 || len(kids) > evacuateKids {
 		return false
 	}
-	spent := 0.0
+	var spent cost
 	n := 0
 	for _, c := range kids {
-		best, bestGain := rg.cheapestNext(gt, k, int(c), math.Inf(-1))
+		best, bestGain := rg.cheapestNext(gt, k, int(c), -costCeil)
 		if best < 0 {
 			break
 		}

@@ -38,12 +38,12 @@ const (
 	// brings a channel down to where it can: under issue 15's 1.3, and
 	// above balance's 1.25 (the channels balance fills to its target are
 	// room left for these moves).
-	unloadTarget = 1.29
+	unloadTarget permille = 1290
 	// totalTarget is the load over all layers, over its mean, that the
 	// second phase brings channels down to where it can (all-to-all
 	// traffic, which splits every flow over the layers, loads a channel
 	// by that sum).
-	totalTarget = 1.15
+	totalTarget permille = 1150
 	// unloadRounds bounds the sweeps over the hot channels of a phase; a
 	// sweep that moves nothing ends it.
 	unloadRounds = 5
@@ -58,7 +58,7 @@ func unload(g *graph, r *Routing, seed uint64, unlap bool) {
 		rg.nbIdx[i] = -1
 	}
 	for k := 1; k < r.layers; k++ {
-		rg.target[k] = int64(unloadTarget / balanceSlack * float64(slackTarget(rg.layer[k])))
+		rg.target[k] = mulDiv(slackTarget(rg.layer[k]), int64(unloadTarget), int64(balanceSlack))
 	}
 	rg.capTotal = slices.Max(rg.total)
 	for round, moved := 0, true; round < unloadRounds && moved; round++ {
@@ -73,7 +73,7 @@ func unload(g *graph, r *Routing, seed uint64, unlap bool) {
 	for _, v := range rg.total {
 		sum += v
 	}
-	rg.capTotal = min(rg.capTotal, int64(totalTarget*float64(sum)/float64(len(rg.total))))
+	rg.capTotal = min(rg.capTotal, mulDiv(sum, int64(totalTarget), 1000*int64(len(rg.total))))
 	for round, moved := 0, true; round < unloadRounds && moved; round++ {
 		moved = false
 		for _, c := range hotChannels(rg.total, rg.capTotal) {
@@ -83,6 +83,10 @@ func unload(g *graph, r *Routing, seed uint64, unlap bool) {
 		}
 	}
 	if unlap {
+		// taking overlaps off may not raise the busiest channel over all
+		// layers (what all-to-all traffic sees), even where it is below
+		// the cap of the second phase
+		rg.capTotal = min(rg.capTotal, slices.Max(rg.total))
 		rg.unlap()
 	}
 }
@@ -162,7 +166,7 @@ func (rg *regrower) fixDeliverers(gt *growTree) {
 // took next switch m.
 type unloadMove struct {
 	v, to, y, m int32
-	gain        float64
+	gain        cost
 }
 
 // bestMove makes the best qualifying move of gt's layer k that takes
@@ -199,7 +203,7 @@ func (rg *regrower) bestMove(gt *growTree, k int, c int32) bool {
 // tryMove makes mv, judges it and undoes it: its gain is the load cost
 // it saves; ok when it takes routes off c, loads no channel above the
 // target and costs no disjoint path.
-func (rg *regrower) tryMove(gt *growTree, k int, c int32, mv unloadMove) (float64, bool) {
+func (rg *regrower) tryMove(gt *growTree, k int, c int32, mv unloadMove) (cost, bool) {
 	oldV, oldY := gt.par[k][mv.v], int32(-1)
 	if mv.y >= 0 {
 		oldY = gt.par[k][mv.y]
@@ -225,7 +229,7 @@ func (rg *regrower) tryMove(gt *growTree, k int, c int32, mv unloadMove) (float6
 // doMove makes mv; it returns the load cost saved, the disjoint paths
 // gained, and false (having made nothing) when the tree or the target
 // does not allow it.
-func (rg *regrower) doMove(gt *growTree, k int, mv unloadMove) (gain float64, paths int, ok bool) {
+func (rg *regrower) doMove(gt *growTree, k int, mv unloadMove) (gain cost, paths int, ok bool) {
 	if mv.y >= 0 {
 		oldY := gt.par[k][mv.y]
 		p, cost, ok := rg.unloadStep(gt, k, int(mv.y), mv.m)
@@ -246,7 +250,7 @@ func (rg *regrower) doMove(gt *growTree, k int, mv unloadMove) (gain float64, pa
 // unloadStep makes u v's next switch in layer k if the tree allows it
 // and no channel it loads ends above the target or the cap; it returns
 // the disjoint paths gained behind v and the load cost.
-func (rg *regrower) unloadStep(gt *growTree, k, v int, u int32) (paths int, cost float64, ok bool) {
+func (rg *regrower) unloadStep(gt *growTree, k, v int, u int32) (paths int, price cost, ok bool) {
 	if v == gt.t || gt.fixed[k][v] || !rg.canMove(gt, k, v, u) {
 		return 0, 0, false
 	}
@@ -256,7 +260,7 @@ func (rg *regrower) unloadStep(gt *growTree, k, v int, u int32) (paths int, cost
 			return 0, 0, false
 		}
 	}
-	cost, _ = rg.price(k)
+	price, _ = rg.price(k)
 	paths, laps := rg.relinkScored(gt, k, v, u)
-	return paths, cost + lapWeight*float64(laps), true
+	return paths, price + cost(lapWeight*laps)*pathUnit, true
 }
