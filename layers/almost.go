@@ -121,7 +121,7 @@ func buildAlmost(g *graph, r *Routing, load []int64, seed uint64) {
 	}
 	var reps []int
 	for d := 0; d < g.nEP; d++ {
-		if r.share[d] == d {
+		if r.share[d] == d && g.searched(d) {
 			reps = append(reps, d)
 		}
 	}
@@ -554,7 +554,7 @@ func (a *almost) pin() {
 			a.hops[v] = int32(b.length - i)
 			acc += int64(a.g.hosts[v]) * a.weight
 		}
-		a.add(ch, acc)
+		a.add(a.g, ch, acc)
 	}
 }
 
@@ -667,7 +667,7 @@ func (a *almost) chargeFallback() {
 	sort.SliceStable(fb, func(i, j int) bool { return a.fh[fb[i]] > a.fh[fb[j]] })
 	for _, v := range fb {
 		ch := g.chOff[v] + int(a.tab[v])
-		a.add(ch, a.sub[v])
+		a.add(g, ch, a.sub[v])
 		p := g.adj[v][a.tab[v]].Peer
 		if a.fallback[p] {
 			a.sub[p] += a.sub[v]
@@ -675,7 +675,7 @@ func (a *almost) chargeFallback() {
 		}
 		for z := p; z != a.t; {
 			e := a.tab[z]
-			a.add(g.chOff[z]+int(e), a.sub[v])
+			a.add(g, g.chOff[z]+int(e), a.sub[v])
 			z = g.adj[z][e].Peer
 		}
 	}

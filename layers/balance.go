@@ -139,7 +139,7 @@ func (b *balancer) recount() {
 // addLayer adds the loads of layer k's trees to load.
 func (b *balancer) addLayer(k int, load []int64) {
 	for d := 0; d < b.g.nEP; d++ {
-		if k == 0 || b.r.share[d] == d {
+		if (k == 0 || b.r.share[d] == d) && b.g.searched(d) {
 			b.build(k, d)
 			b.tree.addLoads(b.g, load)
 		}
@@ -218,7 +218,7 @@ func (b *balancer) relieve(c int) {
 	i := uint8(c - g.chOff[u])
 	misses := 0
 	for d := 0; d < g.nEP && b.layer[c] > b.target && misses < missesPerChannel; d++ {
-		if b.r.share[d] != d || b.r.next[b.k][d*S+u] != i {
+		if b.r.share[d] != d || b.r.next[b.k][d*S+u] != i || !g.searched(d) {
 			continue
 		}
 		misses++
@@ -388,8 +388,8 @@ func (b *balancer) apply(d int, mv move) {
 	m := ts.sub[mv.v]
 	b.sc.path = ts.path(g, mv.v, b.sc.path[:0])
 	for _, c := range b.sc.path {
-		b.layer[c] -= m
-		b.total[c] -= m
+		g.charge(b.layer, c, -m)
+		g.charge(b.total, c, -m)
 	}
 	ts.move(b, mv.v, mv.j)
 	for _, e := range b.members[d] {
@@ -397,8 +397,8 @@ func (b *balancer) apply(d int, mv move) {
 	}
 	b.sc.path = ts.path(g, mv.v, b.sc.path[:0])
 	for _, c := range b.sc.path {
-		b.layer[c] += m
-		b.total[c] += m
+		g.charge(b.layer, c, m)
+		g.charge(b.total, c, m)
 	}
 }
 
@@ -408,7 +408,7 @@ func (b *balancer) stats(k int) LayerStats {
 	g := b.g
 	st := LayerStats{Layer: k}
 	for d := 0; d < g.nEP; d++ {
-		if b.r.share[d] != d {
+		if b.r.share[d] != d || !g.searched(d) {
 			continue
 		}
 		b.build(k, d)

@@ -33,11 +33,20 @@ func newLoads(load []int64) loads {
 	return loads{load: slices.Clone(load), total: total}
 }
 
-// add charges v to channel ch.
-func (l *loads) add(ch int, v int64) {
-	l.load[ch] += v
-	l.total += v
-	l.log = append(l.log, loadInc{int32(ch), v})
+// add charges v to channel ch (and, on a symmetric routing, to every
+// channel of its orbit: g.charge).
+func (l *loads) add(g *graph, ch int, v int64) {
+	if g.sym == nil {
+		l.load[ch] += v
+		l.total += v
+		l.log = append(l.log, loadInc{int32(ch), v})
+		return
+	}
+	for _, m := range g.sym.ch {
+		l.load[m[ch]] += v
+		l.total += v
+		l.log = append(l.log, loadInc{m[ch], v})
+	}
 }
 
 // inBatches calls work(w, i) for i = 0..n−1, item i on worker i mod batch,

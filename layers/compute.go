@@ -47,6 +47,9 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	if opts.MinLen == 0 && routeFatTree(g, r) {
 		return r, nil
 	}
+	if !opts.asymmetric {
+		g.sym = findSymmetry(g)
+	}
 	load := make([]int64, g.chOff[S])
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
 	if opts.Layers > 1 {
@@ -63,6 +66,12 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			if b != nil {
 				b.recount()
 			}
+		}
+	}
+	if g.sym != nil {
+		g.sym.expand(g, r)
+		for k, st := range r.Stats {
+			r.Stats[k] = st.times(g.sym.n)
 		}
 	}
 	return r, nil

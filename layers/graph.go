@@ -39,6 +39,9 @@ type graph struct {
 	unattached []fabric.PortRef
 	// parallel: route the members of a batch at once (Options.Workers > 1)
 	parallel bool
+	// sym: the group the routing is built invariant under (symmetry.go),
+	// nil for none
+	sym *symmetry
 }
 
 func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {

@@ -83,7 +83,7 @@ func (b *balancer) mend() {
 	short := make([][]int, g.nEP)
 	for round := 0; round < mendRounds; round++ {
 		for d := 0; d < g.nEP; d++ {
-			if b.r.share[d] != d {
+			if b.r.share[d] != d || !g.searched(d) {
 				continue
 			}
 			t := g.dests[d].Switch
@@ -354,6 +354,7 @@ func (b *balancer) mendQualifies(d int, want int) bool {
 }
 
 func (b *balancer) addDelta(c int, v int64) {
+	c = b.g.chanRep(c) // an orbit's channels carry the same load
 	if b.ms.delta[c] == 0 {
 		b.ms.touched = append(b.ms.touched, c)
 	}
@@ -372,8 +373,8 @@ func (b *balancer) clearDelta() {
 func (b *balancer) commitMend(d int) {
 	S := len(b.g.adj)
 	for _, c := range b.ms.touched {
-		b.layer[c] += b.ms.delta[c]
-		b.total[c] += b.ms.delta[c]
+		b.g.charge(b.layer, c, b.ms.delta[c])
+		b.g.charge(b.total, c, b.ms.delta[c])
 	}
 	b.clearDelta()
 	for _, v := range b.ms.changed {

@@ -15,7 +15,13 @@ func routeMinimal(g *graph, next []uint8, load []int64) LayerStats {
 		ws[w] = newMinimal(g, next, load)
 		ls[w] = &ws[w].loads
 	}
-	inBatches(len(g.dests), g.parallel, ls, func(w, d int) { ws[w].route(d) })
+	var todo []int
+	for d := range g.dests {
+		if g.searched(d) {
+			todo = append(todo, d)
+		}
+	}
+	inBatches(len(todo), g.parallel, ls, func(w, i int) { ws[w].route(todo[i]) })
 	copy(load, ws[0].load)
 	st := LayerStats{Layer: 0}
 	for _, w := range ws {
@@ -79,7 +85,7 @@ func (m *minimal) route(d int) {
 	for i := len(m.order) - 1; i > 0; i-- {
 		v := m.order[i]
 		ch := g.chOff[v] + int(tab[v])
-		m.add(ch, m.sub[v])
+		m.add(g, ch, m.sub[v])
 		m.sub[g.peer[ch]] += m.sub[v]
 		if g.hosts[v] > 0 {
 			m.st.Pairs++

@@ -107,8 +107,9 @@ type Options struct {
 	// unless told otherwise; the zero Options leave it off.
 	Regrow bool
 
-	unmended bool // balance without mending (tests compare)
-	unlapped bool // regrow without taking overlaps off (tests compare)
+	unmended   bool // balance without mending (tests compare)
+	asymmetric bool // search every destination, not one per orbit (symmetry.go; tests compare)
+	unlapped   bool // regrow without taking overlaps off (tests compare)
 }
 
 // SearchBudget bounds, for Options.Trees = 0, the destination groups

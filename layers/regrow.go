@@ -57,7 +57,7 @@ const (
 	// of every channel's load over the target (its share of a path).
 	regrowTarget    permille = 1100
 	regrowLoadScale          = 10
-	regrowSpread    = 50
+	regrowSpread             = 50
 	// regrowTotalSlack bounds the busiest channel over all layers, as a
 	// multiple of the busiest before the pass.
 	regrowTotalSlack = 2
@@ -148,6 +148,9 @@ func regrow(g *graph, r *Routing, seed uint64) {
 	rg := newRegrower(g, r, seed)
 	planner := newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)
 	for t := range g.adj {
+		if g.sym != nil && g.sym.rep[t] != int32(t) {
+			continue // mapped from its orbit's representative
+		}
 		var reps []int
 		var weights []int64
 		var sum int64
@@ -222,7 +225,7 @@ func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
 	for k := range rg.layer {
 		rg.layer[k] = make([]int64, C)
 		for d := 0; d < g.nEP; d++ {
-			if k == 0 || r.share[d] == d {
+			if (k == 0 || r.share[d] == d) && g.searched(d) {
 				w := int64(1)
 				if k > 0 {
 					w = int64(len(rg.members[d]))
@@ -486,9 +489,9 @@ func (rg *regrower) addTree(gt *growTree, sign int64) {
 				w = gt.w0[s]
 			}
 			for x := s; par[x] >= 0; x = int(par[x]) {
-				c := rg.chanOf[x*S+int(par[x])]
-				rg.layer[k][c] += sign * w
-				rg.total[c] += sign * w
+				c := int(rg.chanOf[x*S+int(par[x])])
+				rg.g.charge(rg.layer[k], c, sign*w)
+				rg.g.charge(rg.total, c, sign*w)
 			}
 		}
 	}
@@ -890,6 +893,7 @@ func (rg *regrower) shiftDeltas(gt *growTree, k, v int, u int32) {
 	W := gt.sub[k][v]
 	rg.deltas = rg.deltas[:0]
 	add := func(c int32, w int64) {
+		c = int32(rg.g.chanRep(int(c))) // an orbit's channels carry the same load
 		for i := range rg.deltas {
 			if rg.deltas[i].c == c {
 				rg.deltas[i].v += w
@@ -946,8 +950,8 @@ func excess(x, target int64) cost {
 // shiftLoads applies the changes shiftCost priced to layer k's loads.
 func (rg *regrower) shiftLoads(k int) {
 	for _, d := range rg.deltas {
-		rg.layer[k][d.c] += d.v
-		rg.total[d.c] += d.v
+		rg.g.charge(rg.layer[k], int(d.c), d.v)
+		rg.g.charge(rg.total, int(d.c), d.v)
 	}
 }
 

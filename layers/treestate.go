@@ -90,7 +90,7 @@ func (ts *treeState) sortByHops() {
 func (ts *treeState) addLoads(g *graph, load []int64) {
 	for s := range ts.hops {
 		if s != ts.t {
-			load[g.chOff[s]+int(ts.tab[s])] += ts.sub[s]
+			g.charge(load, g.chOff[s]+int(ts.tab[s]), ts.sub[s])
 		}
 	}
 }

@@ -28,7 +28,7 @@ package layers
 func (rg *regrower) unlap() (moved bool) {
 	g := rg.g
 	for d := 0; d < g.nEP; d++ {
-		if rg.r.share[d] != d {
+		if rg.r.share[d] != d || !g.searched(d) {
 			continue
 		}
 		moved = rg.rework(d, func(gt *growTree) (changed bool) {

@@ -111,7 +111,7 @@ func (rg *regrower) unloadChannel(k int, c int32, over func() bool) (moved bool)
 	u := int32(g.tail(int(c)))
 	h := g.peer[c]
 	for d := 0; d < g.nEP && over(); d++ {
-		if rg.r.share[d] != d || g.dests[d].Switch == int(u) || g.peer[g.chOff[u]+int(rg.r.next[k][d*S+int(u)])] != h {
+		if rg.r.share[d] != d || !g.searched(d) || g.dests[d].Switch == int(u) || g.peer[g.chOff[u]+int(rg.r.next[k][d*S+int(u)])] != h {
 			continue
 		}
 		moved = rg.rework(d, func(gt *growTree) (changed bool) {

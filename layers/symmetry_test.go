@@ -1,0 +1,175 @@
+package layers
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/slimfly"
+)
+
+// TestSymmetricRoutingMatchesTheFullSearch routes Slim Flies, each also
+// disguised (nodes in another order, other GUIDs and names, switch ports
+// permuted: what a discovered fabric looks like), with the defaults the
+// command line uses, once searching one destination switch per orbit of
+// the translations (symmetry.go) and once every destination, and judges
+// the first by walking its tables:
+//   - the routing rules hold (checkRouting);
+//   - it is invariant under every translation, found from the fabric's
+//     cables alone: the next switch of τ(s) toward τ(d) is τ of the next
+//     switch of s toward d, in every layer;
+//   - no more than 0.5 points fewer pairs with three disjoint paths, every
+//     layer ≥ 1 within 1.3 × its mean or 0.02 above the full search's
+//     ratio (on some disguises the full search leaves a layer at 1.47 ×),
+//     and the busiest channel over all layers (all-to-all traffic) no
+//     more than 1 % above the full search's.
+func TestSymmetricRoutingMatchesTheFullSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 1))
+	qs := []int{4, 5, 7, 8}
+	if testing.Short() {
+		qs = []int{4, 5}
+	}
+	for _, q := range qs {
+		plain, err := slimfly.Build(slimfly.Params{Q: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, disguise := range []bool{false, true} {
+			t.Run(fmt.Sprintf("q=%d/disguised=%v", q, disguise), func(t *testing.T) {
+				f := plain
+				if disguise {
+					f = disguised(t, plain, rng)
+				}
+				o := Options{Layers: 4, Seed: 1, Regrow: true, Workers: 2}
+				sym, err := Compute(f, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sym.g.sym == nil {
+					t.Fatal("the Slim Fly was not recognised")
+				}
+				o.asymmetric = true
+				full, err := Compute(f, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkRouting(t, f, sym)
+				checkInvariant(t, sym)
+				judgeAgainstFull(t, sym, full)
+			})
+		}
+	}
+}
+
+// checkInvariant checks that r's next switches commute with every
+// translation of its switch graph, read from the routing's channels.
+func checkInvariant(t *testing.T, r *Routing) {
+	t.Helper()
+	S := r.NumSwitches()
+	adj := make([][]int32, S)
+	for s := range adj {
+		for _, c := range r.Channels(s) {
+			adj[s] = append(adj[s], int32(c.Peer))
+		}
+	}
+	tr := slimfly.Translations(adj, slimfly.TranslationBudget)
+	if tr == nil {
+		t.Fatal("no translations found")
+	}
+	// a switch's endpoints are interchangeable: the j-th of s (in
+	// destination order) goes with the j-th of τ(s)
+	first := make([]int, S)
+	for d := r.NumEndpoints() - 1; d >= 0; d-- {
+		first[r.DestSwitch(d)] = d
+	}
+	bad := 0
+	for _, p := range tr[1:] {
+		for k := 0; k < r.NumLayers(); k++ {
+			for d := 0; d < r.NumEndpoints(); d++ {
+				t := r.DestSwitch(d)
+				e := first[p[t]] + d - first[t]
+				for s := 0; s < S; s++ {
+					x, y := r.NextSwitch(k, s, d), r.NextSwitch(k, int(p[s]), e)
+					if (x < 0) != (y < 0) || x >= 0 && int(p[x]) != y {
+						bad++
+					}
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d next switches do not commute with the translations", bad)
+	}
+}
+
+// judgeAgainstFull compares the quality of r with the full search's.
+func judgeAgainstFull(t *testing.T, r, full *Routing) {
+	t.Helper()
+	a, b := pairsWithThree(r), pairsWithThree(full)
+	pairs := r.Stats[0].Pairs
+	t.Logf("pairs with three disjoint paths: %d symmetric, %d full, of %d", a, b, pairs)
+	if 200*(b-a) > pairs {
+		t.Errorf("%d pairs with three disjoint paths, the full search %d: more than 0.5 points fewer", a, b)
+	}
+	loads, fl := walkedLoads(r), walkedLoads(full)
+	L := len(loads) - 1
+	for k := 1; k < L; k++ {
+		x, y := float64(slices.Max(loads[k]))/mean(loads[k]), float64(slices.Max(fl[k]))/mean(fl[k])
+		if x > max(1.3, y+0.02) {
+			t.Errorf("layer %d: busiest channel %.2f × its mean, the full search's %.2f", k, x, y)
+		}
+	}
+	x, y := slices.Max(loads[L]), slices.Max(fl[L])
+	t.Logf("busiest channel over all layers: %d symmetric, %d full", x, y)
+	if 100*x > 101*y {
+		t.Errorf("busiest channel over all layers %d, the full search's %d", x, y)
+	}
+}
+
+// disguised returns f with its nodes in a random order, new GUIDs and
+// names, and every switch's ports permuted.
+func disguised(t *testing.T, f *fabric.Fabric, rng *rand.Rand) *fabric.Fabric {
+	t.Helper()
+	nodes := f.Nodes()
+	order := rng.Perm(len(nodes))
+	newID := make([]fabric.NodeID, len(nodes))
+	out := make([]fabric.Node, len(nodes))
+	ports := make([][]int, len(nodes)) // [old node][old port]: new port
+	for i, old := range order {
+		newID[old] = fabric.NodeID(i)
+		n := nodes[old]
+		n.GUID = fabric.GUID(rng.Uint64()>>8<<8 | 0x100)
+		n.Attrs = nil
+		n.Place = fabric.Placement{}
+		if n.Kind == fabric.Switch {
+			n.Name = fmt.Sprintf("MF0;switch-%d:MQM8700/U1", i)
+		} else {
+			n.Name = fmt.Sprintf("node%03d mlx5_0", i)
+		}
+		out[i] = n
+		ports[old] = make([]int, n.Ports+1)
+		for p := range ports[old] {
+			ports[old][p] = p
+		}
+		if n.Kind == fabric.Switch {
+			perm := rng.Perm(n.Ports)
+			for p := 1; p <= n.Ports; p++ {
+				ports[old][p] = perm[p-1] + 1
+			}
+		}
+	}
+	var links []fabric.Link
+	for _, i := range rng.Perm(f.NumLinks()) {
+		l := f.Link(i)
+		l.A = fabric.PortRef{Node: newID[l.A.Node], Port: ports[l.A.Node][l.A.Port]}
+		l.B = fabric.PortRef{Node: newID[l.B.Node], Port: ports[l.B.Node][l.B.Port]}
+		links = append(links, l)
+	}
+	g, err := fabric.New(out, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
