@@ -2,11 +2,24 @@ package layers
 
 import (
 	"slimroute/fabric"
+	"slimroute/internal/laps"
 )
 
 // Compute routes every destination of f in opts.Layers layers. It fails on
 // bad options and on a disconnected fabric (an *UnreachableError naming the
 // groups of switches that cannot reach each other).
+//
+// It runs these passes, each in its own file, and times them
+// (Routing.Passes):
+//
+//	fattree   up/down layers for a Clos or fat tree, and nothing else (fattree.go)
+//	symmetry  a Slim Fly's translations: search one destination switch per orbit (symmetry.go)
+//	minimal   layer 0, minimal and balanced (minimal.go)
+//	almost    layers ≥ 1 under the entry colouring (almost.go, entry.go)
+//	regrow    trees under their own colourings, for disjoint paths (regrow.go, entrytrees.go)
+//	balance   each layer's hot channels, then short pairs (balance.go, mend.go)
+//	unload    hot channels and overlaps of regrown layers (unload.go, unlap.go)
+//	expand    the representatives' trees mapped onto their orbits (symmetry.go)
 func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -17,6 +30,39 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 		return nil, err
 	}
 	g.parallel = opts.Workers > 1
+	r := newRouting(f, g, opts)
+	w := laps.Start(opts.Clock)
+	if opts.MinLen == 0 && routeFatTree(g, r) {
+		w.Lap("fattree")
+		r.Passes = w.Laps()
+		return r, nil
+	}
+	if !opts.asymmetric {
+		g.sym = findSymmetry(g)
+	}
+	w.Lap("symmetry")
+	load := make([]int64, g.chOff[len(g.adj)])
+	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
+	w.Lap("minimal")
+	if opts.Layers > 1 {
+		buildAlmost(g, r, load, opts.Seed)
+		w.Lap("almost")
+		improve(g, r, opts, w)
+	}
+	if g.sym != nil {
+		g.sym.expand(g, r)
+		for k, st := range r.Stats {
+			r.Stats[k] = st.times(g.sym.n)
+		}
+		w.Lap("expand")
+	}
+	r.Passes = w.Laps()
+	return r, nil
+}
+
+// newRouting sets up the routing of g: its bounds, trees per switch,
+// shared trees and empty tables.
+func newRouting(f *fabric.Fabric, g *graph, opts Options) *Routing {
 	S := len(g.ids)
 	r := &Routing{Fabric: f, g: g, layers: opts.Layers, Unattached: g.unattached}
 	r.Bounds = Bounds{Min: opts.MinLen, Max: opts.MaxLen}
@@ -44,37 +90,31 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	for k := 1; k < opts.Layers; k++ {
 		r.next[k] = make([]uint8, g.nEP*S)
 	}
-	if opts.MinLen == 0 && routeFatTree(g, r) {
-		return r, nil
+	return r
+}
+
+// improve runs the passes that improve layers ≥ 1 where they apply:
+// balancing (with mending) where a destination switch has a tree per
+// entry colour and at most balanceLayers layers, regrowing before it and
+// unloading after it where Options.Regrow asks and regrowApplies.
+func improve(g *graph, r *Routing, opts Options, w *laps.Watch) {
+	if opts.Unbalanced || opts.Layers > balanceLayers || (r.Trees >= 0 && r.Trees < entryGroups(r.layers)) {
+		return
 	}
-	if !opts.asymmetric {
-		g.sym = findSymmetry(g)
+	regrowing := opts.Regrow && regrowApplies(g, r)
+	if regrowing {
+		regrow(g, r, opts.Seed)
+		w.Lap("regrow")
 	}
-	load := make([]int64, g.chOff[S])
-	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
-	if opts.Layers > 1 {
-		buildAlmost(g, r, load, opts.Seed)
-		if !opts.Unbalanced && opts.Layers <= balanceLayers && (r.Trees < 0 || r.Trees >= entryGroups(r.layers)) {
-			regrowing := opts.Regrow && regrowApplies(g, r)
-			if regrowing {
-				regrow(g, r, opts.Seed)
-			}
-			b := balance(g, r, !opts.unmended)
-			if regrowing {
-				unload(g, r, opts.Seed, !opts.unlapped)
-			}
-			if b != nil {
-				b.recount()
-			}
-		}
+	b := balance(g, r, !opts.unmended)
+	w.Lap("balance")
+	if regrowing {
+		unload(g, r, opts.Seed, !opts.unlapped)
+		w.Lap("unload")
 	}
-	if g.sym != nil {
-		g.sym.expand(g, r)
-		for k, st := range r.Stats {
-			r.Stats[k] = st.times(g.sym.n)
-		}
+	if b != nil {
+		b.recount()
 	}
-	return r, nil
 }
 
 // designedDiameter2 tells whether the fabric was built with diameter 2 (a

@@ -52,6 +52,7 @@ package layers
 import (
 	"fmt"
 	"math/bits"
+	"time"
 
 	"slimroute/fabric"
 )
@@ -106,6 +107,10 @@ type Options struct {
 	// changes nothing. The command line and the OpenSM plugin turn it on
 	// unless told otherwise; the zero Options leave it off.
 	Regrow bool
+
+	// Clock, when set, times the passes (Routing.Passes); the caller
+	// passes time.Now, or a fake clock in tests.
+	Clock func() time.Time
 
 	unmended   bool // balance without mending (tests compare)
 	asymmetric bool // search every destination, not one per orbit (symmetry.go; tests compare)

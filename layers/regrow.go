@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // Regrowing trees under their own colourings (Options.Regrow).
@@ -144,46 +145,124 @@ func regrowApplies(g *graph, r *Routing) bool {
 
 // regrow regrows the trees of every destination switch that has better
 // colourings than the shared one. The caller has checked regrowApplies.
+// The destination switches go in fixed batches of two (batch), one worker
+// each, the members of a batch in parallel when g.parallel is set: a
+// worker sees the loads of the batch start plus its own changes, then
+// takes the other's trees into its loads — the same tables on any number
+// of cores. Cost: O(regrowSteps × S) annealing steps per tree and
+// colouring tried, most trees stopping early.
 func regrow(g *graph, r *Routing, seed uint64) {
-	rg := newRegrower(g, r, seed)
-	planner := newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)
+	var ts []int
 	for t := range g.adj {
-		if g.sym != nil && g.sym.rep[t] != int32(t) {
-			continue // mapped from its orbit's representative
+		if g.sym == nil || g.sym.rep[t] == int32(t) { // else mapped from its orbit's representative
+			ts = append(ts, t)
 		}
-		var reps []int
-		var weights []int64
-		var sum int64
-		for d := 0; d < g.nEP; d++ {
-			if g.dests[d].Switch == t && r.share[d] == d {
-				reps = append(reps, d)
-				weights = append(weights, int64(len(rg.members[d])))
-				sum += weights[len(weights)-1]
+	}
+	var ws [batch]*regrowWorker
+	for w := range ws {
+		ws[w] = &regrowWorker{rg: newRegrower(g, r, seed), planner: newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)}
+	}
+	for i := 0; i < len(ts); i += batch {
+		m := min(batch, len(ts)-i)
+		eachWorker(m, g.parallel, func(w int) { ws[w].regrowSwitch(ts[i+w]) })
+		for w := 0; w < m; w++ {
+			for o := range ws {
+				if o != w {
+					for _, c := range ws[w].changed {
+						ws[o].rg.addRoutes(c.old, -1)
+						ws[o].rg.addRoutes(c.now, 1)
+					}
+				}
 			}
+			ws[w].changed = ws[w].changed[:0]
 		}
-		if len(reps) == 0 {
-			continue
+	}
+}
+
+// regrowWorker regrows the trees of one destination switch at a time,
+// and lists the trees it changed.
+type regrowWorker struct {
+	rg      *regrower
+	planner *almost
+	changed []treeChange
+}
+
+// treeChange is a tree's routes before and after regrowing.
+type treeChange struct{ old, now routes }
+
+// routes are a tree's next switches in every layer and what each switch
+// sends over them (layers ≥ 1, then layer 0).
+type routes struct {
+	par   [][]int32
+	w, w0 []int64
+}
+
+// routesOf copies gt's routes.
+func routesOf(gt *growTree) routes {
+	rt := routes{w: slices.Clone(gt.w), w0: slices.Clone(gt.w0)}
+	for _, p := range gt.par {
+		rt.par = append(rt.par, slices.Clone(p))
+	}
+	return rt
+}
+
+// eachWorker calls work(w) for w = 0..m−1, at once when parallel.
+func eachWorker(m int, parallel bool, work func(w int)) {
+	if !parallel || m < 2 {
+		for w := 0; w < m; w++ {
+			work(w)
 		}
-		p := planner.planWithAlternatives(t)
-		tc := p.colourer(entryGroups(r.layers), sum, rg.farRoutes(planner, p))
-		if tc == nil {
-			continue
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < m; w++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); work(w) }()
+	}
+	wg.Wait()
+}
+
+// regrowSwitch regrows the trees of destination switch t, if it has
+// better colourings than the shared one.
+func (rw *regrowWorker) regrowSwitch(t int) {
+	rg, g, r := rw.rg, rw.rg.g, rw.rg.r
+	var reps []int
+	var weights []int64
+	var sum int64
+	for d := 0; d < g.nEP; d++ {
+		if g.dests[d].Switch == t && r.share[d] == d {
+			reps = append(reps, d)
+			weights = append(weights, int64(len(rg.members[d])))
+			sum += weights[len(weights)-1]
 		}
-		rg.start(t, p)
-		// the cap counts every tree of t: those regrown by their new
-		// routes, the others by their routes now (a tree may keep them)
-		var was [][]int64
-		for i, d := range reps {
-			rg.read(&rg.old, d)
-			was = append(was, rg.lastHopShares(&rg.old, nil))
-			tc.commit(was[i], weights[i])
+	}
+	if len(reps) == 0 {
+		return
+	}
+	p := rw.planner.planWithAlternatives(t)
+	tc := p.colourer(entryGroups(r.layers), sum, rg.farRoutes(rw.planner, p))
+	if tc == nil {
+		return
+	}
+	rg.start(t, p)
+	// the cap counts every tree of t: those regrown by their new
+	// routes, the others by their routes now (a tree may keep them)
+	var was [][]int64
+	for i, d := range reps {
+		rg.read(&rg.old, d)
+		was = append(was, rg.lastHopShares(&rg.old, nil))
+		tc.commit(was[i], weights[i])
+	}
+	for i, d := range reps {
+		tc.commit(was[i], -weights[i])
+		rg.budget = tc.budget(weights[i], rg.budget)
+		rg.read(&rg.old, d)
+		old := routesOf(&rg.old)
+		kept := rg.regrowTree(d, p.nbs, append(tc.ranked(weights[i], regrowTries-1), tc.rotated(i)))
+		if kept == &rg.cur {
+			rw.changed = append(rw.changed, treeChange{old, routesOf(kept)})
 		}
-		for i, d := range reps {
-			tc.commit(was[i], -weights[i])
-			rg.budget = tc.budget(weights[i], rg.budget)
-			kept := rg.regrowTree(d, p.nbs, append(tc.ranked(weights[i], regrowTries-1), tc.rotated(i)))
-			tc.commit(rg.lastHopShares(kept, nil), weights[i])
-		}
+		tc.commit(rg.lastHopShares(kept, nil), weights[i])
 	}
 }
 
@@ -481,12 +560,17 @@ func (gt *growTree) short(want int) int {
 // representative's own layer 0 included (its other endpoints' layer-0
 // tables are theirs, and unchanged).
 func (rg *regrower) addTree(gt *growTree, sign int64) {
+	rg.addRoutes(routes{par: gt.par, w: gt.w, w0: gt.w0}, sign)
+}
+
+// addRoutes adds sign × rt to the loads.
+func (rg *regrower) addRoutes(rt routes, sign int64) {
 	S := len(rg.g.adj)
-	for k, par := range gt.par {
+	for k, par := range rt.par {
 		for s := range par {
-			w := gt.w[s]
+			w := rt.w[s]
 			if k == 0 {
-				w = gt.w0[s]
+				w = rt.w0[s]
 			}
 			for x := s; par[x] >= 0; x = int(par[x]) {
 				c := int(rg.chanOf[x*S+int(par[x])])

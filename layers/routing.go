@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"slimroute/internal/laps"
+
 	"slimroute/fabric"
 )
 
@@ -36,6 +38,9 @@ type Routing struct {
 	share []int
 	// fatTree: routed by the fat-tree construction (see fattree.go)
 	fatTree bool
+	// Passes lists the passes Compute ran, in order, with their times
+	// (zero without Options.Clock).
+	Passes []laps.Lap
 }
 
 // LayerStats summarises one layer.

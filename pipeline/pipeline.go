@@ -8,6 +8,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"slimroute/internal/laps"
 	"time"
 
 	"slimroute/deadlock"
@@ -61,10 +62,7 @@ type Result struct {
 }
 
 // Stage is the wall time one stage of Run took.
-type Stage struct {
-	Name string
-	Time time.Duration
-}
+type Stage = laps.Lap
 
 // Run routes f, assigns VLs, builds the tables and verifies them. It fails
 // rather than return tables that leave a LID unreachable, loop, or (unless
@@ -78,8 +76,8 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	if lmc < 0 {
 		lmc = layers.LMC(c.Layers)
 	}
-	stages := newStages(c.Clock)
-	lap := stages.lap
+	stages := laps.Start(c.Clock)
+	lap := stages.Lap
 	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric})
 	if err != nil {
 		return nil, err
@@ -88,7 +86,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("lids")
-	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, Regrow: c.Regrow, Workers: c.Workers})
+	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, Regrow: c.Regrow, Workers: c.Workers, Clock: c.Clock})
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +116,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	lap("tables")
 	res.Verify, err = verify.Check(res.Tables, c.Workers)
 	lap("verify")
-	res.Stages = stages.list
+	res.Stages = stages.Laps()
 	if err != nil {
 		return nil, fmt.Errorf("verifier: %w", err)
 	}
@@ -126,31 +124,6 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, fmt.Errorf("the routing has a credit loop (%s): use deadlock scheme hops or dfsssp", res.Verify.CycleString())
 	}
 	return res, nil
-}
-
-// stages times the stages of a run with the caller's clock.
-type stages struct {
-	now  func() time.Time
-	last time.Time
-	list []Stage
-}
-
-func newStages(now func() time.Time) *stages {
-	s := &stages{now: now}
-	if now != nil {
-		s.last = now()
-	}
-	return s
-}
-
-// lap ends the stage called name.
-func (s *stages) lap(name string) {
-	var d time.Duration
-	if s.now != nil {
-		t := s.now()
-		d, s.last = t.Sub(s.last), t
-	}
-	s.list = append(s.list, Stage{name, d})
 }
 
 // lidsHoldLayers refuses LIDs that leave a layer unreachable: layer k is

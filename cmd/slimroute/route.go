@@ -110,6 +110,9 @@ Examples:
 			for _, st := range res.Stages {
 				timings["pipeline_"+st.Name+"_ms"] = float64(st.Time.Microseconds()) / 1000
 			}
+			for _, p := range res.Routing.Passes {
+				timings["layers_"+p.Name+"_ms"] = float64(p.Time.Microseconds()) / 1000
+			}
 			dir := c.String("output")
 			if dir == "-" {
 				return errors.New("-o -: route writes several files; name a directory")
