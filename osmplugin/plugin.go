@@ -28,8 +28,10 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"slimroute/fabric"
@@ -65,6 +67,7 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 //
 //export slimrouteCompute
 func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) C.int {
+	start := time.Now()
 	st, err := engine.Compute(C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath), runtime.GOMAXPROCS(0), currentState())
 	if err != nil {
 		return errOut(msg, msgLen, err)
@@ -72,7 +75,7 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msg
 	mu.Lock()
 	current = st
 	mu.Unlock()
-	writeMsg(msg, msgLen, st.Summary())
+	writeMsg(msg, msgLen, fmt.Sprintf("%s (%d ms on %d cores)", st.Summary(), time.Since(start).Milliseconds(), runtime.GOMAXPROCS(0)))
 	return 0
 }
 

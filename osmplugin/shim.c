@@ -177,6 +177,7 @@ static int slimroute_ucast_build_fwd_tables(void *context)
 	char msg[4096];
 	const char *cfg = subn->opt.event_plugin_options ? subn->opt.event_plugin_options : "";
 
+	OSM_LOG(&osm->log, OSM_LOG_INFO, "slimroute: routing the subnet\n");
 	buf_t b = subnet_json(osm);
 	if (!b.p) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "slimroute: out of memory describing the subnet\n");
