@@ -59,7 +59,7 @@ func routeCase(t *testing.T, fc fabricCase, scheme string) *routed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: scheme, Seed: 1, Regrow: true, LMC: -1})
+	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: scheme, Seed: 1, LMC: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ const settingsQ7 = "layers = 4\ndeadlock = \"auto\"\nvls = 4\nseed = 1\n"
 // predictQ7 is what the plugin computes in full for fabric f with settingsQ7.
 func predictQ7(t *testing.T, f *fabric.Fabric) *routed {
 	t.Helper()
-	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "auto", VLs: 4, Seed: 1, Regrow: true, LMC: -1, Workers: 2})
+	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "auto", VLs: 4, Seed: 1, LMC: -1, Workers: 2})
 	if err != nil {
 		t.Fatalf("the pipeline cannot route on 4 VLs: %v", err)
 	}

@@ -137,7 +137,7 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := pipeline.Run(broken, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, Regrow: true, LMC: -1})
+	after, err := pipeline.Run(broken, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestLayersBeatDFSSSPOnDisjointPathsAndPermutationLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ours, err := pipeline.Run(f, pipeline.Config{Layers: 4, Seed: 1, Regrow: true, LMC: -1})
+			ours, err := pipeline.Run(f, pipeline.Config{Layers: 4, Seed: 1, LMC: -1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -59,7 +59,7 @@ func forBalanceCases(t *testing.T, seed uint64, n, short int, fn func(i int, f *
 
 // balanceCase draws fabric and options number i.
 func balanceCase(t *testing.T, rng *rand.Rand, i int) (*fabric.Fabric, Options) {
-	o := Options{Layers: []int{2, 4, 4, 8}[rng.IntN(4)], Seed: uint64(i), Trees: []int{-1, 3, 4}[rng.IntN(3)], Workers: 1 + i%2}
+	o := Options{Layers: []int{2, 4, 4, 8}[rng.IntN(4)], Seed: uint64(i), Trees: []int{-1, 3, 4}[rng.IntN(3)], Workers: 1 + i%2, NoRegrow: true}
 	if i%2 == 0 {
 		f, err := slimfly.Build(slimfly.Params{Q: []int{4, 5, 5, 7}[rng.IntN(4)]})
 		if err != nil {

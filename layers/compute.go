@@ -96,12 +96,12 @@ func newRouting(f *fabric.Fabric, g *graph, opts Options) *Routing {
 // improve runs the passes that improve layers ≥ 1 where they apply:
 // balancing (with mending) where a destination switch has a tree per
 // entry colour and at most balanceLayers layers, regrowing before it and
-// unloading after it where Options.Regrow asks and regrowApplies.
+// unloading after it where regrowApplies (unless Options.NoRegrow).
 func improve(g *graph, r *Routing, opts Options, w *laps.Watch) {
 	if opts.Unbalanced || opts.Layers > balanceLayers || (r.Trees >= 0 && r.Trees < entryGroups(r.layers)) {
 		return
 	}
-	regrowing := opts.Regrow && regrowApplies(g, r)
+	regrowing := !opts.NoRegrow && regrowApplies(g, r)
 	if regrowing {
 		regrow(g, r, opts.Seed)
 		w.Lap("regrow")

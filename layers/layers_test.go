@@ -257,7 +257,7 @@ func randomFabric(t *testing.T, rng *rand.Rand, S int) *fabric.Fabric {
 // Random connected fabrics of 1 to 31 switches, with the default bounds and with bounds of
 // 2..3 hops (which plan the entries into every destination switch, as on
 // a Slim Fly: entry.go), in 1, 2, 4 and 8 layers, on one and two workers;
-// 4 layers regrown on two fabrics in three (Options.Regrow: one switch,
+// 4 layers regrown on two fabrics in three (unless Options.NoRegrow: one switch,
 // no channel, panicked).
 func TestRandomConnectedFabrics(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 0))
@@ -273,7 +273,7 @@ func TestRandomConnectedFabrics(t *testing.T) {
 		f := randomFabric(t, rng, S)
 		for _, L := range []int{1, 2, 4, 8} {
 			for _, b := range [][2]int{{0, 0}, {2, 3}} {
-				o := Options{Layers: L, Seed: uint64(i), MinLen: b[0], MaxLen: b[1], Workers: 1 + i%2, Regrow: L == 4 && i%3 != 2}
+				o := Options{Layers: L, Seed: uint64(i), MinLen: b[0], MaxLen: b[1], Workers: 1 + i%2, NoRegrow: L != 4 || i%3 == 2}
 				r, err := Compute(f, o)
 				if err != nil {
 					t.Fatalf("fabric %d, %+v: %v", i, o, err)

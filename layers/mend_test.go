@@ -44,7 +44,7 @@ func TestMendingOnSlimFly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Layers: 4, Workers: 2}
+	o := Options{Layers: 4, Workers: 2, NoRegrow: true}
 	u := o
 	u.unmended = true
 	r0, err := Compute(f, u)

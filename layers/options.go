@@ -95,18 +95,19 @@ type Options struct {
 	// layer, which no move can even out. It skips the mending of short
 	// pairs too (mend.go), which runs after it.
 	Unbalanced bool
-	// Regrow rebuilds the trees of layers ≥ 1 of every destination switch
-	// whose neighbours get more disjoint alternatives from colourings of
-	// any sizes than from the shared one, each tree under its own
-	// colouring, for the pairs' disjoint paths (regrow.go), then unloads
-	// the busiest channels (unload.go) and takes overlaps off the routes
-	// (unlap.go): on Slim Fly q = 7 and 11 nearly every pair then has
-	// three, for a slower routing (docs/quality.md). It applies to three
-	// or four layers of 2 to 3 hops on fabrics designed with diameter 2,
-	// without parallel cables, with a tree per colour; elsewhere it
-	// changes nothing. The command line and the OpenSM plugin turn it on
-	// unless told otherwise; the zero Options leave it off.
-	Regrow bool
+	// NoRegrow keeps the trees of the construction. Without it (the
+	// zero Options, as the command line and the OpenSM plugin run),
+	// Compute rebuilds the trees of layers ≥ 1 of every destination
+	// switch whose neighbours get more disjoint alternatives from
+	// colourings of any sizes than from the shared one, each tree under
+	// its own colouring, for the pairs' disjoint paths (regrow.go), then
+	// unloads the busiest channels (unload.go) and takes overlaps off the
+	// routes (unlap.go): on Slim Fly q = 7 and 11 nearly every pair then
+	// has three (docs/quality.md). Regrowing applies to three or four
+	// layers of 2 to 3 hops on fabrics designed with diameter 2, without
+	// parallel cables, with a tree per colour; elsewhere it changes
+	// nothing.
+	NoRegrow bool
 
 	// Clock, when set, times the passes (Routing.Passes); the caller
 	// passes time.Now, or a fake clock in tests.

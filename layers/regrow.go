@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// Regrowing trees under their own colourings (Options.Regrow).
+// Regrowing trees under their own colourings (unless Options.NoRegrow).
 //
 // The searches build a layer one source at a time under the colouring
 // shared by a destination switch's trees, and on Slim Fly q = 7 and 11

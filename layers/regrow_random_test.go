@@ -28,11 +28,12 @@ func TestRegrowOnRandomDiameterTwoFabrics(t *testing.T) {
 		f := denseFabric(t, rng, 6+rng.IntN(35), 0.25+0.5*rng.Float64())
 		o := Options{Layers: []int{4, 4, 8}[rng.IntN(3)], Seed: uint64(i), Trees: []int{-1, 0, 3}[rng.IntN(3)], Workers: 1}
 		t.Run(fmt.Sprintf("case=%d", i), func(t *testing.T) {
+			o.NoRegrow = true
 			r0, err := Compute(f, o)
 			if err != nil {
 				t.Fatal(err) // a spanning path keeps the switches connected
 			}
-			o.Regrow = true
+			o.NoRegrow = false
 			r1, err := Compute(f, o)
 			if err != nil {
 				t.Fatal(err)

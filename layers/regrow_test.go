@@ -12,7 +12,7 @@ import (
 
 // TestRegrowKeepsTheRulesAndGainsPaths routes generated Slim Flies (q = 4,
 // 5 and 7, intact, with failed cables or without a switch, shared and own
-// trees, seeds) with and without Options.Regrow and judges the regrown
+// trees, seeds) with and without Options.NoRegrow and judges the regrown
 // routing by walking its tables (nothing of regrow.go is used):
 //   - every route reaches its destination over cabled ports, no longer
 //     than the bounds or its distance allow, layer 0 minimal;
@@ -26,11 +26,12 @@ import (
 func TestRegrowKeepsTheRulesAndGainsPaths(t *testing.T) {
 	gained, gainedDamaged := 0, 0
 	forRegrowCases(t, 15, func(t *testing.T, i int, f *fabric.Fabric, o Options) {
+		o.NoRegrow = true
 		r0, err := Compute(f, o)
 		if err != nil {
 			t.Skipf("%v", err) // a draw that split the fabric
 		}
-		o.Regrow = true
+		o.NoRegrow = false
 		r1, err := Compute(f, o)
 		if err != nil {
 			t.Fatal(err)

@@ -42,7 +42,7 @@ func TestSymmetricRoutingMatchesTheFullSearch(t *testing.T) {
 				if disguise {
 					f = disguised(t, plain, rng)
 				}
-				o := Options{Layers: 4, Seed: 1, Regrow: true, Workers: 2}
+				o := Options{Layers: 4, Seed: 1, Workers: 2}
 				sym, err := Compute(f, o)
 				if err != nil {
 					t.Fatal(err)

@@ -1,6 +1,6 @@
 package layers
 
-// Taking overlaps off regrown routes (Options.Regrow, after unload).
+// Taking overlaps off regrown routes (unless Options.NoRegrow; after unload).
 //
 // The annealing polishes a tree for regrowPolish steps per switch only,
 // and leaves many distance-2 pairs with the same route in layer 0 and in

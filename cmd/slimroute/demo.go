@@ -44,7 +44,7 @@ Example:
 				return err
 			}
 			st := fabric.ComputeStats(f)
-			cfg := pipeline.Config{Layers: 4, Deadlock: "hops", VLs: 8, Seed: 1, Regrow: true, LMC: -1, Workers: runtime.GOMAXPROCS(0)}
+			cfg := pipeline.Config{Layers: 4, Deadlock: "hops", VLs: 8, Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err

@@ -109,5 +109,5 @@ func layerFlags() []cli.Flag {
 // layerOptions reads the routing flags (layers, min-len, max-len, seed,
 // trees, regrow) of a command that routes.
 func layerOptions(c *cli.Context) layers.Options {
-	return layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees"), Regrow: c.Bool("regrow")}
+	return layers.Options{Layers: c.Int("layers"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len"), Seed: c.Uint64("seed"), Trees: c.Int("trees"), NoRegrow: !c.Bool("regrow")}
 }

@@ -36,7 +36,8 @@ func pipelineFlags() []cli.Flag {
 // layers unreachable: it is refused here, by flag name.
 func pipelineConfig(c *cli.Context) (pipeline.Config, error) {
 	o := layerOptions(c)
-	cfg := pipeline.Config{Layers: o.Layers, MinLen: o.MinLen, MaxLen: o.MaxLen, Seed: o.Seed, Trees: o.Trees, Regrow: o.Regrow,
+	regrow := !o.NoRegrow
+	cfg := pipeline.Config{Layers: o.Layers, MinLen: o.MinLen, MaxLen: o.MaxLen, Seed: o.Seed, Trees: o.Trees, Regrow: &regrow,
 		Deadlock: c.String("deadlock"), VLs: c.Int("vls"), LMC: -1,
 		BestEffort: c.Bool("best-effort"), LFTCap: c.Int("lft-cap"), LIDsFromFabric: c.Bool("lids-from-fabric"),
 		Workers: runtime.GOMAXPROCS(0)}

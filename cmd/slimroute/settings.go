@@ -37,12 +37,12 @@ type routeSettings struct {
 }
 
 func settingsOf(cfg pipeline.Config) *routeSettings {
-	return &routeSettings{cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Regrow, cfg.Deadlock,
+	return &routeSettings{cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Regrow == nil || *cfg.Regrow, cfg.Deadlock,
 		cfg.VLs, cfg.LMC, cfg.BestEffort, cfg.LFTCap, cfg.LIDsFromFabric}
 }
 
 func (s *routeSettings) apply(cfg *pipeline.Config) {
-	cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Regrow, cfg.Deadlock = s.Layers, s.MinLen, s.MaxLen, s.Seed, s.Trees, s.Regrow, s.Deadlock
+	cfg.Layers, cfg.MinLen, cfg.MaxLen, cfg.Seed, cfg.Trees, cfg.Regrow, cfg.Deadlock = s.Layers, s.MinLen, s.MaxLen, s.Seed, s.Trees, &s.Regrow, s.Deadlock
 	cfg.VLs, cfg.LMC, cfg.BestEffort, cfg.LFTCap, cfg.LIDsFromFabric = s.VLs, s.LMC, s.BestEffort, s.LFTCap, s.LIDsFromFabric
 }
 

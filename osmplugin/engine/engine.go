@@ -84,7 +84,7 @@ func Compute(js []byte, cfgPath string, workers int, last *State) (*State, error
 // readSettings reads the plugin's settings file ("" for the defaults) and
 // returns them with the file's text.
 func readSettings(path string) (pipeline.Config, []byte, error) {
-	cfg := pipeline.Config{LMC: -1, Deadlock: "auto", Regrow: true}
+	cfg := pipeline.Config{LMC: -1, Deadlock: "auto"}
 	if path == "" {
 		return cfg, nil, nil
 	}

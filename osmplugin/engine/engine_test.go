@@ -58,7 +58,7 @@ func TestPluginAnswersAsThePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := pipeline.Run(f, pipeline.Config{Deadlock: "auto", Regrow: true, LIDsFromFabric: true, Workers: 2})
+	want, err := pipeline.Run(f, pipeline.Config{Deadlock: "auto", LIDsFromFabric: true, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestPluginRecomputesWhenTheSettingsChange(t *testing.T) {
 				others++
 			}
 			if !repaired {
-				want, err := pipeline.Run(f, pipeline.Config{Deadlock: "auto", VLs: 4, Seed: uint64(routeSeed), Regrow: true, LIDsFromFabric: true, Workers: 2})
+				want, err := pipeline.Run(f, pipeline.Config{Deadlock: "auto", VLs: 4, Seed: uint64(routeSeed), LIDsFromFabric: true, Workers: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
