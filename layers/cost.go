@@ -30,9 +30,6 @@ const costCeil = math.MaxInt64 >> 4
 // permille is a factor in thousandths.
 type permille int64
 
-// of returns p × x, rounded down.
-func (p permille) of(x int64) int64 { return mulDiv(x, int64(p), 1000) }
-
 // mulDiv returns ⌊a × b / c⌋ for a, b ≥ 0 and c > 0 (0 otherwise), at
 // most costCeil.
 func mulDiv(a, b, c int64) int64 {

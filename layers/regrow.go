@@ -56,9 +56,9 @@ const (
 	// channel costs: a channel at regrowTarget × (1 + 1/regrowLoadScale)
 	// costs as much as one disjoint path; regrowSpread weighs the square
 	// of every channel's load over the target (its share of a path).
-	regrowTarget    permille = 1100
-	regrowLoadScale          = 10
-	regrowSpread             = 50
+	regrowTarget    = permille(1100)
+	regrowLoadScale = 10
+	regrowSpread    = 50
 	// regrowTotalSlack bounds the busiest channel over all layers, as a
 	// multiple of the busiest before the pass.
 	regrowTotalSlack = 2

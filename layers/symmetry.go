@@ -138,14 +138,6 @@ func (g *graph) searched(d int) bool {
 	return g.sym.rep[s] == int32(s)
 }
 
-// orbitSize is how many destinations a searched one stands for.
-func (g *graph) orbitSize() int {
-	if g.sym == nil {
-		return 1
-	}
-	return g.sym.n
-}
-
 // expand fills the tables of every destination that was not searched
 // with the image of its representative's. Cost: O(L × dests × S).
 func (sym *symmetry) expand(g *graph, r *Routing) {

@@ -101,7 +101,7 @@ func layerFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-len", Usage: "least switch-to-switch hops of the paths in layers ≥ 1, 1..6; set with --max-len (default: 2 on fabrics of diameter 2, else each pair's minimal distance)"},
 		&cli.IntFlag{Name: "max-len", Usage: "most switch-to-switch hops of the paths in layers ≥ 1, 1..6; set with --min-len (default: 3 on fabrics of diameter 2, else minimal+1)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the tie-breaking shuffles (and of analyze's permutation sampling): the same seed gives the same routes"},
-		&cli.BoolFlag{Name: "regrow", Value: true, Usage: "grow each destination tree of layers ≥ 1 under its own entry colouring, unload the busiest channels and take overlaps off the routes, for three disjoint paths per pair (Slim Fly q = 7 and 11: nearly all pairs, for a routing 5–10 × slower); --regrow=false: the construction before it (docs/quality.md)"},
+		&cli.BoolFlag{Name: "regrow", Value: true, Usage: "grow each destination tree of layers ≥ 1 under its own entry colouring, unload the busiest channels and take overlaps off the routes, for three disjoint paths per pair (Slim Fly q = 7 and 11: nearly all pairs, for a slower routing: docs/performance.md); --regrow=false: the construction before it (docs/quality.md)"},
 		&cli.IntFlag{Name: "trees", Usage: "trees per destination switch in layers ≥ 1, shared round-robin by its endpoints (fewer: faster, less spread); -1: one per endpoint (default: by fabric size, one per endpoint while endpoints × switches ≤ 2^19)"},
 	}
 }
