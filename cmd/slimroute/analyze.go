@@ -39,7 +39,7 @@ Examples:
 			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg, link-loads.svg, disjoint-paths.svg and shift-loads.svg to `DIR`"},
 		),
 		Action: func(c *cli.Context) error {
-			f, err := loadFabric(c)
+			f, err := loadRoutingFabric(c)
 			if err != nil {
 				return err
 			}

@@ -25,7 +25,7 @@ Example:
 			&cli.IntFlag{Name: "to-port", Value: 1, Usage: "port of the destination HCA"},
 		),
 		Action: func(c *cli.Context) error {
-			f, err := loadFabric(c)
+			f, err := loadRoutingFabric(c)
 			if err != nil {
 				return err
 			}

@@ -92,7 +92,7 @@ Examples:
 				timings[name] = float64(time.Since(clock).Microseconds()) / 1000
 				clock = time.Now()
 			}
-			f, err := loadFabric(c)
+			f, err := loadRoutingFabric(c)
 			if err != nil {
 				return err
 			}

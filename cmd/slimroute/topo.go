@@ -66,6 +66,18 @@ func loadFabric(c *cli.Context) (*fabric.Fabric, error) {
 	}
 }
 
+// loadRoutingFabric is loadFabric for the commands that route: a fabric
+// read from a file is put in GUID order (fabric.Canonical, as the OpenSM
+// plugin does), so that the order of its nodes, cables and cable ends in
+// the file changes nothing of the routing.
+func loadRoutingFabric(c *cli.Context) (*fabric.Fabric, error) {
+	f, err := loadFabric(c)
+	if err != nil || !c.IsSet("fabric") {
+		return f, err
+	}
+	return f.Canonical()
+}
+
 // readFabricFile reads a fabric file in format, or when format is "" in
 // the format its content shows (its name when the content does not tell).
 // A file that does not parse gets the format it was read as named, and
