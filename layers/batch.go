@@ -56,18 +56,7 @@ func (l *loads) add(g *graph, ch int, v int64) {
 func inBatches(n int, parallel bool, ws [batch]*loads, work func(w, i int)) {
 	for i := 0; i < n; i += batch {
 		m := min(batch, n-i)
-		if parallel && m > 1 {
-			var wg sync.WaitGroup
-			for w := 0; w < m; w++ {
-				wg.Add(1)
-				go func() { defer wg.Done(); work(w, i+w) }()
-			}
-			wg.Wait()
-		} else {
-			for w := 0; w < m; w++ {
-				work(w, i+w)
-			}
-		}
+		eachWorker(m, parallel, func(w int) { work(w, i+w) })
 		for w := 0; w < m; w++ {
 			for _, inc := range ws[w].log {
 				for o := range ws {
@@ -107,4 +96,20 @@ func (st *LayerStats) merge(x LayerStats) {
 	for h, c := range x.Lengths {
 		st.Lengths[h] += c
 	}
+}
+
+// eachWorker calls work(w) for w = 0..m−1, at once when parallel.
+func eachWorker(m int, parallel bool, work func(w int)) {
+	if !parallel || m < 2 {
+		for w := 0; w < m; w++ {
+			work(w)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < m; w++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); work(w) }()
+	}
+	wg.Wait()
 }

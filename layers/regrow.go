@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
-	"sync"
 )
 
 // Regrowing trees under their own colourings (unless Options.NoRegrow).
@@ -206,22 +205,6 @@ func routesOf(gt *growTree) routes {
 	return rt
 }
 
-// eachWorker calls work(w) for w = 0..m−1, at once when parallel.
-func eachWorker(m int, parallel bool, work func(w int)) {
-	if !parallel || m < 2 {
-		for w := 0; w < m; w++ {
-			work(w)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < m; w++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); work(w) }()
-	}
-	wg.Wait()
-}
-
 // regrowSwitch regrows the trees of destination switch t, if it has
 // better colourings than the shared one.
 func (rw *regrowWorker) regrowSwitch(t int) {
@@ -256,11 +239,9 @@ func (rw *regrowWorker) regrowSwitch(t int) {
 	for i, d := range reps {
 		tc.commit(was[i], -weights[i])
 		rg.budget = tc.budget(weights[i], rg.budget)
-		rg.read(&rg.old, d)
-		old := routesOf(&rg.old)
 		kept := rg.regrowTree(d, p.nbs, append(tc.ranked(weights[i], regrowTries-1), tc.rotated(i)))
-		if kept == &rg.cur {
-			rw.changed = append(rw.changed, treeChange{old, routesOf(kept)})
+		if kept == &rg.cur { // rg.old still holds the tree as it was
+			rw.changed = append(rw.changed, treeChange{routesOf(&rg.old), routesOf(kept)})
 		}
 		tc.commit(rg.lastHopShares(kept, nil), weights[i])
 	}
