@@ -20,7 +20,14 @@ import (
 // JSON with the LIDs OpenSM assigned (LMC lmc) on every port.
 func subnet(t *testing.T, lmc int) (*fabric.Fabric, []byte) {
 	t.Helper()
-	f, err := slimfly.Build(slimfly.Params{Q: 3})
+	return slimFlySubnet(t, 3, lmc)
+}
+
+// slimFlySubnet is the Slim Fly of q as the shim hands it over: slimroute
+// JSON with LIDs of the given LMC recorded on its ports.
+func slimFlySubnet(t testing.TB, q, lmc int) (*fabric.Fabric, []byte) {
+	t.Helper()
+	f, err := slimfly.Build(slimfly.Params{Q: q})
 	if err != nil {
 		t.Fatal(err)
 	}
