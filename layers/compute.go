@@ -12,8 +12,11 @@ import (
 // It runs these passes, each in its own file, and times them
 // (Routing.Passes):
 //
+//	symmetry  a Slim Fly in its design's order, and its translations: search one
+//	          destination switch per orbit (symmetry.go)
 //	fattree   up/down layers for a Clos or fat tree, and nothing else (fattree.go)
-//	symmetry  a Slim Fly's translations: search one destination switch per orbit (symmetry.go)
+//	template  the tables of Options.Template where the fabric fits it, and nothing
+//	          else (template.go)
 //	minimal   layer 0, minimal and balanced (minimal.go)
 //	almost    layers ≥ 1 under the entry colouring (almost.go, entry.go)
 //	regrow    trees under their own colourings, for disjoint paths (regrow.go, entrytrees.go)
@@ -30,17 +33,25 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 		return nil, err
 	}
 	g.parallel = opts.Workers > 1
-	r := newRouting(f, g, opts)
 	w := laps.Start(opts.Clock)
+	if !opts.asymmetric {
+		var sym *symmetry
+		g, sym = findSymmetry(g)
+		g.sym = sym
+	}
+	w.Lap("symmetry")
+	r := newRouting(f, g, opts)
 	if opts.MinLen == 0 && routeFatTree(g, r) {
 		w.Lap("fattree")
 		r.Passes = w.Laps()
 		return r, nil
 	}
-	if !opts.asymmetric {
-		g.sym = findSymmetry(g)
+	if t := opts.Template; t != nil && t.fits(g, opts) {
+		t.copyTo(r)
+		w.Lap("template")
+		r.Passes = w.Laps()
+		return r, nil
 	}
-	w.Lap("symmetry")
 	load := make([]int64, g.chOff[len(g.adj)])
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
 	w.Lap("minimal")

@@ -42,6 +42,8 @@ type graph struct {
 	// sym: the group the routing is built invariant under (symmetry.go),
 	// nil for none
 	sym *symmetry
+	// design: a Slim Fly renumbered in its design's order (symmetry.go)
+	design bool
 }
 
 func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
@@ -62,7 +64,6 @@ func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
 		return nil, fmt.Errorf("%d switches: more than slimroute routes", S)
 	}
 	g.adj = make([][]fabric.Channel, S)
-	g.chOff = make([]int, S+1)
 	g.hosts = make([]int, S)
 	for s := 0; s < S; s++ {
 		for _, c := range v.Adj[s] {
@@ -73,6 +74,32 @@ func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
 		if len(g.adj[s]) > 253 {
 			return nil, fmt.Errorf("switch %q has %d inter-switch cables; at most 253 are supported", f.Node(v.IDs[s]).Name, len(g.adj[s]))
 		}
+	}
+	g.linkChannels()
+	for s := 0; s < S; s++ {
+		for i, ep := range v.Endpoints[s] {
+			li, _ := f.LinkAt(ep)
+			if skip[li] {
+				g.unattached = append(g.unattached, ep)
+				continue
+			}
+			g.dests = append(g.dests, Dest{Port: ep, Switch: s, SwitchPort: v.Attach[s][i]})
+			g.hosts[s]++
+		}
+	}
+	g.orderDests()
+	if err := g.connected(); err != nil {
+		return nil, err
+	}
+	g.bipartite = g.twoColourable()
+	return g, nil
+}
+
+// linkChannels numbers g's channels from adj: chOff, peer and rev.
+func (g *graph) linkChannels() {
+	S := len(g.adj)
+	g.chOff = make([]int, S+1)
+	for s := 0; s < S; s++ {
 		g.chOff[s+1] = g.chOff[s] + len(g.adj[s])
 	}
 	g.rev = make([]int32, g.chOff[S])
@@ -87,19 +114,13 @@ func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
 			}
 		}
 	}
-	for s := 0; s < S; s++ {
-		for i, ep := range v.Endpoints[s] {
-			li, _ := f.LinkAt(ep)
-			if skip[li] {
-				g.unattached = append(g.unattached, ep)
-				continue
-			}
-			g.dests = append(g.dests, Dest{Port: ep, Switch: s, SwitchPort: v.Attach[s][i]})
-			g.hosts[s]++
-		}
-	}
-	// Endpoints in DFSSSP's destination order: switches with more endpoints
-	// first (ties by switch order), each switch's endpoints by port.
+}
+
+// orderDests puts g's endpoints (g.dests, none of them a switch yet) in
+// DFSSSP's destination order — switches with more endpoints first, ties
+// by switch order, each switch's endpoints by port — and appends the
+// switches, in order.
+func (g *graph) orderDests() {
 	sort.SliceStable(g.dests, func(i, j int) bool {
 		a, b := g.dests[i], g.dests[j]
 		if g.hosts[a.Switch] != g.hosts[b.Switch] {
@@ -111,14 +132,36 @@ func newGraph(f *fabric.Fabric, avoid []int) (*graph, error) {
 		return a.SwitchPort < b.SwitchPort
 	})
 	g.nEP = len(g.dests)
+	for s, id := range g.ids {
+		g.dests = append(g.dests, Dest{Port: fabric.PortRef{Node: id, Port: 0}, Switch: s})
+	}
+}
+
+// renumbered returns g, marked as in its design's order, with switch s
+// renumbered rank[s] (a permutation),
+// each switch's channels in the order of key[peer's new number] (port
+// order among parallel cables), and the destinations ordered anew.
+// Cost: O(C × degree + dests log dests).
+func (g *graph) renumbered(rank, key []int32) *graph {
+	S := len(g.adj)
+	ng := &graph{f: g.f, ids: make([]fabric.NodeID, S), index: slices.Clone(g.index), adj: make([][]fabric.Channel, S),
+		hosts: make([]int, S), bipartite: g.bipartite, unattached: g.unattached, parallel: g.parallel, design: true}
 	for s := 0; s < S; s++ {
-		g.dests = append(g.dests, Dest{Port: fabric.PortRef{Node: v.IDs[s], Port: 0}, Switch: s})
+		x := rank[s]
+		ng.ids[x], ng.hosts[x], ng.index[g.ids[s]] = g.ids[s], g.hosts[s], int(x)
+		for _, c := range g.adj[s] {
+			c.Peer = int(rank[c.Peer])
+			ng.adj[x] = append(ng.adj[x], c)
+		}
+		slices.SortStableFunc(ng.adj[x], func(a, b fabric.Channel) int { return int(key[a.Peer] - key[b.Peer]) })
 	}
-	if err := g.connected(); err != nil {
-		return nil, err
+	ng.linkChannels()
+	for _, d := range g.dests[:g.nEP] {
+		d.Switch = int(rank[d.Switch])
+		ng.dests = append(ng.dests, d)
 	}
-	g.bipartite = g.twoColourable()
-	return g, nil
+	ng.orderDests()
+	return ng
 }
 
 // UnreachableError reports a fabric whose switches fall apart into several

@@ -109,6 +109,12 @@ type Options struct {
 	// nothing.
 	NoRegrow bool
 
+	// Template, when the fabric fits it (the same Slim Fly graph, as many
+	// endpoints per switch, these options, no cable avoided), gives the
+	// routing: Compute copies its tables instead of searching (template.go).
+	// A fabric that does not fit is routed as without it.
+	Template *Template
+
 	// Clock, when set, times the passes (Routing.Passes); the caller
 	// passes time.Now, or a fake clock in tests.
 	Clock func() time.Time

@@ -35,20 +35,29 @@ type symmetry struct {
 	first   []int32   // [s]: index into g.dests of s's first endpoint
 }
 
-// findSymmetry returns the translations of g's switch graph when it is a
-// Slim Fly's without parallel cables, with as many endpoints on every
-// switch of an orbit, or nil. Cost: recognising the graph (milliseconds
-// up to q = 13) and O(q·C) for the channel maps.
-func findSymmetry(g *graph) *symmetry {
+// findSymmetry returns g in its design's order, with the translations,
+// when g's switch graph is a Slim Fly's without parallel cables: switch s
+// renumbered to the Index of the router it plays (slimfly.Match), each
+// switch's channels in the order slimfly.Build gives its ports (PortOrder).
+// Every numbering of the
+// same Slim Fly is then routed alike, up to an automorphism of the design.
+// The translations are returned when every switch of an orbit has as many
+// endpoints, else nil; g itself and nil when it is no Slim Fly. Cost:
+// recognising the graph (milliseconds up to q = 13) and O(q·C) for the
+// channel maps.
+func findSymmetry(g *graph) (*graph, *symmetry) {
 	S := len(g.adj)
 	adj := make([][]int32, S)
 	for s := range adj {
 		adj[s] = g.peer[g.chOff[s]:g.chOff[s+1]]
 	}
-	tr := slimfly.Translations(adj, slimfly.TranslationBudget)
-	if tr == nil {
-		return nil
+	phi := slimfly.Match(adj, slimfly.TranslationBudget)
+	if phi == nil {
+		return g, nil
 	}
+	q := slimfly.QOf(S)
+	g = g.renumbered(phi, slimfly.PortOrder(q))
+	tr := slimfly.DesignTranslations(q)
 	sym := &symmetry{n: len(tr), sw: tr, rep: make([]int32, S), from: make([]int32, S), first: make([]int32, S)}
 	for s := range sym.first {
 		sym.first[s] = -1
@@ -60,7 +69,7 @@ func findSymmetry(g *graph) *symmetry {
 		sym.rep[s] = int32(s)
 		for _, p := range tr {
 			if g.hosts[p[s]] != g.hosts[s] {
-				return nil
+				return g, nil
 			}
 			sym.rep[s] = min(sym.rep[s], p[s])
 		}
@@ -72,7 +81,7 @@ func findSymmetry(g *graph) *symmetry {
 			}
 		}
 		if !sym.mapChannels(g, p) {
-			return nil
+			return g, nil
 		}
 	}
 	sym.chanRep = make([]int32, g.chOff[S])
@@ -82,7 +91,7 @@ func findSymmetry(g *graph) *symmetry {
 			sym.chanRep[c] = min(sym.chanRep[c], m[c])
 		}
 	}
-	return sym
+	return g, sym
 }
 
 // mapChannels appends p's map of the channels, false when a channel has

@@ -32,10 +32,7 @@ func TestSymmetricRoutingMatchesTheFullSearch(t *testing.T) {
 		qs = []int{4, 5}
 	}
 	for _, q := range qs {
-		plain, err := slimfly.Build(slimfly.Params{Q: q})
-		if err != nil {
-			t.Fatal(err)
-		}
+		plain := builtSlimFly(t, q)
 		for _, disguise := range []bool{false, true} {
 			t.Run(fmt.Sprintf("q=%d/disguised=%v", q, disguise), func(t *testing.T) {
 				f := plain
@@ -172,4 +169,61 @@ func disguised(t *testing.T, f *fabric.Fabric, rng *rand.Rand) *fabric.Fabric {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestEveryNumberingOfASlimFlyRoutesAlike routes Slim Flies as built and
+// disguised in several ways (nodes in another order, other GUIDs and
+// names, switch ports permuted) and requires the same routing up to the
+// isomorphism: the same statistics per layer, as many pairs with three
+// disjoint paths, and the same channel loads per layer (walked from the
+// tables, as sorted lists).
+func TestEveryNumberingOfASlimFlyRoutesAlike(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 2))
+	qs := []int{4, 5, 7}
+	if testing.Short() {
+		qs = []int{4, 5}
+	}
+	for _, q := range qs {
+		plain := builtSlimFly(t, q)
+		o := Options{Layers: 4, Seed: 1, Workers: 2}
+		want, err := Compute(plain, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantLoads, wantThree := sortedLoads(want), pairsWithThree(want)
+		for i := 0; i < 3; i++ {
+			r, err := Compute(disguised(t, plain, rng), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(r.Stats) != fmt.Sprint(want.Stats) {
+				t.Errorf("q=%d, disguise %d: layer statistics %v, as built %v", q, i, r.Stats, want.Stats)
+			}
+			if n := pairsWithThree(r); n != wantThree {
+				t.Errorf("q=%d, disguise %d: %d pairs with three disjoint paths, as built %d", q, i, n, wantThree)
+			}
+			if fmt.Sprint(sortedLoads(r)) != fmt.Sprint(wantLoads) {
+				t.Errorf("q=%d, disguise %d: the channel loads differ from the routing as built", q, i)
+			}
+		}
+	}
+}
+
+// sortedLoads returns walkedLoads with each layer's loads sorted.
+func sortedLoads(r *Routing) [][]int64 {
+	loads := walkedLoads(r)
+	for _, l := range loads {
+		slices.Sort(l)
+	}
+	return loads
+}
+
+// builtSlimFly returns the Slim Fly of q as slimfly.Build makes it.
+func builtSlimFly(t *testing.T, q int) *fabric.Fabric {
+	t.Helper()
+	f, err := slimfly.Build(slimfly.Params{Q: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

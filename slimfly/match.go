@@ -29,17 +29,42 @@ const TranslationBudget = 3000
 // translations as permutations of its vertices: out[i][v] is the image of
 // v under τ_{b_i}, out[0] the identity. It returns nil when the graph is
 // no Slim Fly, or when recognising it takes more than budget refinements
-// (it takes a few dozen on q ≤ 19).
-//
-// It finds an isomorphism onto the design's graph by individualisation
-// and refinement (colour refinement of the disjoint union of the two
-// graphs, one vertex of each individualised at a time, backtracking
-// where the colour classes stop matching), then carries the design's
-// translations over. Each refinement costs O((n + E) log n).
+// (it takes a few dozen on q ≤ 19). It is DesignTranslations carried over
+// by Match's isomorphism.
 func Translations(adj [][]int32, budget int) [][]int32 {
-	n := len(adj)
-	q := int(math.Round(math.Sqrt(float64(n) / 2)))
-	if q < 3 || 2*q*q != n {
+	phi := Match(adj, budget)
+	if phi == nil {
+		return nil
+	}
+	inv := make([]int32, len(phi))
+	for v, x := range phi {
+		inv[x] = int32(v)
+	}
+	out := DesignTranslations(QOf(len(adj)))
+	for _, p := range out {
+		img := make([]int32, len(p))
+		for v := range adj {
+			img[v] = inv[p[phi[v]]]
+		}
+		copy(p, img)
+	}
+	return out
+}
+
+// Match returns, when the undirected simple graph adj is a Slim Fly's,
+// an isomorphism onto the design's graph of its q: out[v] is the Index
+// (Design.Index) of the router that vertex v plays. It returns nil when
+// the graph is no Slim Fly or when recognising it takes more than budget
+// refinements. Two isomorphisms differ by an automorphism of the design;
+// which one is returned depends on adj's numbering.
+//
+// It works by individualisation and refinement (colour refinement of the
+// disjoint union of the two graphs, one vertex of each individualised at
+// a time, backtracking where the colour classes stop matching). Each
+// refinement costs O((n + E) log n).
+func Match(adj [][]int32, budget int) []int32 {
+	q := QOf(len(adj))
+	if q == 0 {
 		return nil
 	}
 	d, err := NewDesign(q)
@@ -51,7 +76,6 @@ func Translations(adj [][]int32, budget int) [][]int32 {
 			return nil
 		}
 	}
-	h := d.graph()
 	// the translations map the design onto itself: a vertex that matches
 	// no (s, x, 0) matches no (s, x, y); both sides early, as a Slim Fly
 	// whose sides differ tells them apart only deep in the search
@@ -61,21 +85,50 @@ func Translations(adj [][]int32, budget int) [][]int32 {
 			first = append(first, int32(d.Index(Router{S: s, X: x})))
 		}
 	}
-	phi := isomorphism(adj, h, first, budget)
-	if phi == nil {
+	return isomorphism(adj, d.graph(), first, budget)
+}
+
+// QOf returns the q of a Slim Fly with n switches (2q²), or 0 when n is
+// no such number.
+func QOf(n int) int {
+	q := int(math.Round(math.Sqrt(float64(n) / 2)))
+	if q < 3 || 2*q*q != n {
+		return 0
+	}
+	return q
+}
+
+// PortOrder returns, for the design of q, each router Index's rank in the
+// order Build gives a switch's ports to its neighbours: by rack (x), then
+// side, then y.
+func PortOrder(q int) []int32 {
+	out := make([]int32, 2*q*q)
+	for s := 0; s < 2; s++ {
+		for x := 0; x < q; x++ {
+			for y := 0; y < q; y++ {
+				out[(s*q+x)*q+y] = int32((x*2+s)*q + y)
+			}
+		}
+	}
+	return out
+}
+
+// DesignTranslations returns the q translations of the design of q as
+// permutations of its routers' Index: out[b][i] is the Index of τ_b of
+// the router at i; nil when q is no prime power the design supports.
+func DesignTranslations(q int) [][]int32 {
+	d, err := NewDesign(q)
+	if err != nil {
 		return nil
 	}
-	inv := make([]int32, n)
-	for v, x := range phi {
-		inv[x] = int32(v)
-	}
+	n := 2 * q * q
 	out := make([][]int32, q)
-	for b := 0; b < q; b++ {
+	for b := range out {
 		out[b] = make([]int32, n)
-		for v := range adj {
-			r := d.RouterAt(int(phi[v]))
+		for i := range out[b] {
+			r := d.RouterAt(i)
 			r.Y = d.field.add(r.Y, b)
-			out[b][v] = inv[d.Index(r)]
+			out[b][i] = int32(d.Index(r))
 		}
 	}
 	return out
