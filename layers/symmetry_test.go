@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"slimroute/fabric"
+	"slimroute/internal/disguise"
 	"slimroute/slimfly"
 )
 
@@ -125,52 +126,6 @@ func judgeAgainstFull(t *testing.T, r, full *Routing) {
 	}
 }
 
-// disguised returns f with its nodes in a random order, new GUIDs and
-// names, and every switch's ports permuted.
-func disguised(t *testing.T, f *fabric.Fabric, rng *rand.Rand) *fabric.Fabric {
-	t.Helper()
-	nodes := f.Nodes()
-	order := rng.Perm(len(nodes))
-	newID := make([]fabric.NodeID, len(nodes))
-	out := make([]fabric.Node, len(nodes))
-	ports := make([][]int, len(nodes)) // [old node][old port]: new port
-	for i, old := range order {
-		newID[old] = fabric.NodeID(i)
-		n := nodes[old]
-		n.GUID = fabric.GUID(rng.Uint64()>>8<<8 | 0x100)
-		n.Attrs = nil
-		n.Place = fabric.Placement{}
-		if n.Kind == fabric.Switch {
-			n.Name = fmt.Sprintf("MF0;switch-%d:MQM8700/U1", i)
-		} else {
-			n.Name = fmt.Sprintf("node%03d mlx5_0", i)
-		}
-		out[i] = n
-		ports[old] = make([]int, n.Ports+1)
-		for p := range ports[old] {
-			ports[old][p] = p
-		}
-		if n.Kind == fabric.Switch {
-			perm := rng.Perm(n.Ports)
-			for p := 1; p <= n.Ports; p++ {
-				ports[old][p] = perm[p-1] + 1
-			}
-		}
-	}
-	var links []fabric.Link
-	for _, i := range rng.Perm(f.NumLinks()) {
-		l := f.Link(i)
-		l.A = fabric.PortRef{Node: newID[l.A.Node], Port: ports[l.A.Node][l.A.Port]}
-		l.B = fabric.PortRef{Node: newID[l.B.Node], Port: ports[l.B.Node][l.B.Port]}
-		links = append(links, l)
-	}
-	g, err := fabric.New(out, links)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 // TestEveryNumberingOfASlimFlyRoutesAlike routes Slim Flies as built and
 // disguised in several ways (nodes in another order, other GUIDs and
 // names, switch ports permuted) and requires the same routing up to the
@@ -226,4 +181,14 @@ func builtSlimFly(t *testing.T, q int) *fabric.Fabric {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// disguised returns f as disguise.Fabric makes it.
+func disguised(t *testing.T, f *fabric.Fabric, rng *rand.Rand) *fabric.Fabric {
+	t.Helper()
+	g, err := disguise.Fabric(f, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

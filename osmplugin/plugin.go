@@ -24,6 +24,8 @@ package main
 #cgo CFLAGS: -I/usr/include/infiniband -Wall -Wno-unused-function
 #cgo LDFLAGS: -lopensm -losmcomp
 #include <stdint.h>
+#include <stdlib.h>
+void slimroute_log_line(int error, const char *text);
 */
 import "C"
 
@@ -31,6 +33,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -42,7 +45,62 @@ import (
 var (
 	mu      sync.RWMutex
 	current *engine.State
+	// prepared is the routing of the settings' plan, made in the
+	// background from the plugin's creation (slimroutePrepare); nil when
+	// none was started
+	prepared atomic.Pointer[preparation]
 )
+
+// preparation is a plan being routed: done closes when plan (nil on
+// failure or without a plan key) is set.
+type preparation struct {
+	done chan struct{}
+	plan *engine.Plan
+}
+
+// slimroutePrepare starts routing the plan the settings file cfgPath
+// names (key plan), if any, in the background: OpenSM goes on discovering
+// the fabric meanwhile, and the first sweep that routes waits for it. It
+// logs the outcome in OpenSM's log.
+//
+//export slimroutePrepare
+func slimroutePrepare(cfgPath *C.char) {
+	path := C.GoString(cfgPath)
+	p := &preparation{done: make(chan struct{})}
+	prepared.Store(p)
+	go func() {
+		defer close(p.done)
+		plan, err := engine.Prepare(path, runtime.GOMAXPROCS(0), time.Now)
+		switch {
+		case err != nil:
+			logLine(true, "slimroute: no routing ahead of time: "+err.Error())
+		case plan != nil:
+			logLine(false, plan.Summary())
+		}
+		p.plan = plan
+	}()
+}
+
+// logLine writes text as a line of OpenSM's log, an error or information.
+func logLine(isError bool, text string) {
+	cs := C.CString(text)
+	defer C.free(unsafe.Pointer(cs))
+	e := C.int(0)
+	if isError {
+		e = 1
+	}
+	C.slimroute_log_line(e, cs)
+}
+
+// plan waits for the plan's routing, if one was started, and returns it.
+func plan() *engine.Plan {
+	p := prepared.Load()
+	if p == nil {
+		return nil
+	}
+	<-p.done
+	return p.plan
+}
 
 // writeMsg copies text into the C buffer buf of n bytes, cut to fit and
 // NUL-terminated.
@@ -68,7 +126,7 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 //export slimrouteCompute
 func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) C.int {
 	start := time.Now()
-	st, err := engine.Compute(C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath), runtime.GOMAXPROCS(0), currentState())
+	st, err := plan().Compute(C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath), runtime.GOMAXPROCS(0), currentState())
 	if err != nil {
 		return errOut(msg, msgLen, err)
 	}

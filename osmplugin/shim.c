@@ -29,6 +29,16 @@ typedef struct {
 	osm_opensm_t *osm;
 } slimroute_ctx_t;
 
+/* OpenSM's log, for lines the Go side writes from its own threads
+ * (osm_log takes its own lock) */
+static osm_log_t *plugin_log;
+
+void slimroute_log_line(int error, const char *text)
+{
+	if (plugin_log)
+		OSM_LOG(plugin_log, error ? OSM_LOG_ERROR : OSM_LOG_INFO, "%s\n", text);
+}
+
 typedef struct {
 	char *p;
 	size_t n, cap;
@@ -261,11 +271,15 @@ static void *slimroute_create(struct osm_opensm *osm)
 	}
 	OSM_LOG(&osm->log, OSM_LOG_INFO, "slimroute: routing engine registered; select it with -R slimroute (settings: %s)\n",
 		osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : "defaults");
+	plugin_log = &osm->log;
+	/* a plan in the settings is routed meanwhile, outside OpenSM's lock */
+	slimroutePrepare(osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : "");
 	return ctx;
 }
 
 static void slimroute_delete(void *data)
 {
+	plugin_log = NULL; /* OpenSM's log goes before the Go side's threads */
 	free(data);
 }
 

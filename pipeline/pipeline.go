@@ -31,6 +31,14 @@ type Config struct {
 	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
+	// Plan names the planned fabric's file (any format fabric.Read takes;
+	// relative to the settings file): the OpenSM plugin routes it ahead
+	// of the first sweep (Prepare) and gives a discovered fabric that fits
+	// it that routing (Template). Run itself ignores it.
+	Plan string `toml:"plan"`
+	// Template, when the fabric fits it, gives the layers (layers.Options.
+	// Template).
+	Template *layers.Template `toml:"-"`
 	// Repair, false, makes the OpenSM plugin recompute on every sweep
 	// instead of repairing its last routing after a small change (nil:
 	// repair). Run itself ignores it.
@@ -86,7 +94,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("lids")
-	r, err := layers.Compute(f, layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees, NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock})
+	r, err := layers.Compute(f, c.layersOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +146,30 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 	return nil
 }
 
+// layersOptions returns the options of the layers stage.
+func (c Config) layersOptions() layers.Options {
+	return layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees,
+		NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock, Template: c.Template}
+}
+
+// Prepare routes the planned Slim Fly f with c's settings ahead of time:
+// Run with the result as c.Template gives a fabric that fits it (the same
+// Slim Fly, however numbered, named and ordered, with as many HCAs per
+// switch) those layers without searching. It fails as layers.NewTemplate
+// does.
+func Prepare(f *fabric.Fabric, c Config) (*layers.Template, error) {
+	if c.Layers == 0 {
+		c.Layers = 4
+	}
+	c.Template = nil
+	return layers.NewTemplate(f, c.layersOptions())
+}
+
 // ParseConfig reads a TOML settings file; unknown keys are errors that name
 // the key. LMC is derived from the layers; regrow is on unless the file
 // turns it off (the default of the command line too).
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair")
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair, plan")
 	return c, err
 }

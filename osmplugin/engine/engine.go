@@ -47,6 +47,14 @@ type State struct {
 // comment will do) and sending OpenSM SIGHUP, which starts a heavy sweep,
 // is how an operator forces a full recompute.
 func Compute(js []byte, cfgPath string, workers int, last *State) (*State, error) {
+	return (*Plan)(nil).Compute(js, cfgPath, workers, last)
+}
+
+// Compute is engine.Compute with the plan's routing (Prepare) for a
+// fabric that fits it: the same Slim Fly, however named, numbered and
+// ordered, with as many HCAs on every switch, and the same settings. p
+// may be nil (no plan).
+func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*State, error) {
 	cfg, settings, err := readSettings(cfgPath)
 	if err != nil {
 		return nil, err
@@ -73,11 +81,14 @@ func Compute(js []byte, cfgPath string, workers int, last *State) (*State, error
 		}
 		why = text + "; "
 	}
+	if p != nil {
+		cfg.Template = p.template
+	}
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
 		return nil, inSettingsTerms(fmt.Errorf("%s%w", why, err))
 	}
-	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res)}
+	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res)}
 	return st.indexed(), nil
 }
 
