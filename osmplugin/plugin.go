@@ -31,7 +31,9 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,6 +72,12 @@ func slimroutePrepare(cfgPath *C.char) {
 	prepared.Store(p)
 	go func() {
 		defer close(p.done)
+		defer func() {
+			if r := recover(); r != nil {
+				caught("routing the plan", r)
+			}
+		}()
+		injectFault("prepare")
 		plan, err := engine.Prepare(path, runtime.GOMAXPROCS(0), time.Now)
 		switch {
 		case err != nil:
@@ -80,6 +88,40 @@ func slimroutePrepare(cfgPath *C.char) {
 		p.plan = plan
 	}()
 }
+
+// faultAt names the exported function that panics on purpose, from the
+// environment variable SLIMROUTE_PLUGIN_FAULT (compute, lft, pathsl,
+// sl2vl or prepare): for the tests that prove a panic does not take
+// OpenSM down. Unset, nothing panics on purpose.
+var faultAt = os.Getenv("SLIMROUTE_PLUGIN_FAULT")
+
+// injectFault panics when faultAt names where.
+func injectFault(where string) {
+	if faultAt == where {
+		panic("a fault injected by SLIMROUTE_PLUGIN_FAULT=" + where)
+	}
+}
+
+// caught logs a panic recovered in an exported function, with its stack,
+// as an error line of OpenSM's log, and returns it as an error. OpenSM
+// goes on: a failed computation leaves it to the next routing engine.
+// The first panic of each kind is logged with its stack, then every
+// thousandth, so that a query OpenSM repeats for every path or port does
+// not flood its log.
+func caught(where string, r any) error {
+	err := fmt.Errorf("slimroute: internal error %s: %v", where, r)
+	n, _ := panics.LoadOrStore(where, new(atomic.Int64))
+	switch k := n.(*atomic.Int64).Add(1); {
+	case k == 1:
+		logLine(true, fmt.Sprintf("%v (please report it with this stack)\n%s", err, debug.Stack()))
+	case k%1000 == 0:
+		logLine(true, fmt.Sprintf("%v (%d times so far)", err, k))
+	}
+	return err
+}
+
+// panics counts the panics recovered, per kind.
+var panics sync.Map
 
 // logLine writes text as a line of OpenSM's log, an error or information.
 func logLine(isError bool, text string) {
@@ -124,7 +166,13 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 // summary in msg, or -1 and the error in msg.
 //
 //export slimrouteCompute
-func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) C.int {
+func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) (rc C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc = errOut(msg, msgLen, caught("computing the routing", r))
+		}
+	}()
+	injectFault("compute")
 	start := time.Now()
 	st, err := plan().Compute(C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath), runtime.GOMAXPROCS(0), currentState())
 	if err != nil {
@@ -148,7 +196,14 @@ func currentState() *engine.State {
 // LIDs it holds, or -1 for an unknown switch.
 //
 //export slimrouteLFT
-func slimrouteLFT(guid C.uint64_t, out *C.uint8_t, size C.int) C.int {
+func slimrouteLFT(guid C.uint64_t, out *C.uint8_t, size C.int) (n C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			caught("copying a switch's LFT", r)
+			n = -1
+		}
+	}()
+	injectFault("lft")
 	st := currentState()
 	if st == nil {
 		return -1
@@ -167,7 +222,14 @@ func slimrouteLFT(guid C.uint64_t, out *C.uint8_t, size C.int) C.int {
 // slimroutePathSL answers a path record's SL for host-order LIDs.
 //
 //export slimroutePathSL
-func slimroutePathSL(slid, dlid C.uint16_t) C.uint8_t {
+func slimroutePathSL(slid, dlid C.uint16_t) (sl C.uint8_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			caught("answering a path record's SL (SL 0 given)", r)
+			sl = 0
+		}
+	}()
+	injectFault("pathsl")
 	st := currentState()
 	if st == nil {
 		return 0
@@ -178,7 +240,14 @@ func slimroutePathSL(slid, dlid C.uint16_t) C.uint8_t {
 // slimrouteSL2VL returns the VL for (node guid, in port, out port, SL).
 //
 //export slimrouteSL2VL
-func slimrouteSL2VL(guid C.uint64_t, in, out, sl C.uint8_t) C.uint8_t {
+func slimrouteSL2VL(guid C.uint64_t, in, out, sl C.uint8_t) (vl C.uint8_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			caught("answering an SL2VL entry (VL 0 given)", r)
+			vl = 0
+		}
+	}()
+	injectFault("sl2vl")
 	st := currentState()
 	if st == nil {
 		return 0

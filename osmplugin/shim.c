@@ -218,6 +218,11 @@ static int slimroute_ucast_build_fwd_tables(void *context)
 	for (it = cl_qmap_head(&subn->sw_guid_tbl); it != cl_qmap_end(&subn->sw_guid_tbl); it = cl_qmap_next(it)) {
 		osm_switch_t *sw = (osm_switch_t *)it;
 		int n = slimrouteLFT(cl_ntoh64(osm_node_get_node_guid(sw->p_node)), tab, max + 1);
+		if (n < 0) {
+			OSM_LOG(&osm->log, OSM_LOG_ERROR, "slimroute: switch 0x%016" PRIx64 " lost its table; OpenSM falls back to the next engine\n", cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+			free(tab);
+			return -1;
+		}
 		for (int lid = 1; lid < n && lid <= max && lid < sw->lft_size; lid++) {
 			if (tab[lid] == 0xFF || tab[lid] >= sw->num_ports)
 				continue;

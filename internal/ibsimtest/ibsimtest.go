@@ -324,6 +324,7 @@ type SM struct {
 	cmd     *exec.Cmd
 	done    chan error
 	stopped atomic.Bool
+	exited  atomic.Bool
 }
 
 // SMOptions configure StartOpenSM.
@@ -369,7 +370,7 @@ func (s *Sim) StartOpenSM(t testing.TB, o SMOptions) *SM {
 	if err := m.cmd.Start(); err != nil {
 		t.Fatalf("starting opensm: %v", err)
 	}
-	go func() { m.done <- m.cmd.Wait(); out.Close() }()
+	go func() { err := m.cmd.Wait(); m.exited.Store(true); m.done <- err; out.Close() }()
 	t.Cleanup(m.Stop)
 	deadline := time.Now().Add(3 * time.Minute)
 	for !bytes.Contains([]byte(m.Log()), []byte("SUBNET UP")) {
@@ -391,6 +392,9 @@ func (m *SM) Log() string {
 	b, _ := os.ReadFile(filepath.Join(m.Dir, "opensm.log"))
 	return string(b)
 }
+
+// Running tells whether OpenSM's process is still running.
+func (m *SM) Running() bool { return !m.exited.Load() }
 
 // PID returns OpenSM's process id.
 func (m *SM) PID() int { return m.cmd.Process.Pid }
