@@ -125,6 +125,7 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 	// our verifier on OpenSM's own dump, with the SL2VL the switches hold
 	rep := verifyDump(t, rt, sm.Dir, held)
 	t.Logf("%s plugin: tables, 200 traces, 40 path SLs and %d SL2VL rows as predicted; verifier on OpenSM's dump: %d paths over %d VLs, acyclic", fc.name, strings.Count(held, "\n"), rep.Walks, rep.VLs)
+	checkAudit(t, sm, rt)
 
 	if fc.name != caseQ5.name {
 		return // the cable failure is exercised on q=5
@@ -263,5 +264,37 @@ func TestPluginBadSettingsFallBack(t *testing.T) {
 		if strings.Contains(log, "slimroute tables configured") {
 			t.Errorf("%q, lmc %d: the plugin programmed tables despite the bad settings", c.settings, c.lmc)
 		}
+	}
+}
+
+// checkAudit judges what the fabric holds from the files beside OpenSM's
+// dumps alone, as an operator would: OpenSM's LFT and SL2VL dumps with the
+// path SLs the plugin wrote there (slimroute-path-sl.txt), through
+// `slimroute verify` — verified with the VLs the switches offer, and
+// refused with one VL fewer than the paths take. The summary names the
+// command.
+func checkAudit(t *testing.T, sm *ibsimtest.SM, rt *routed) {
+	t.Helper()
+	summary := filepath.Join(sm.Dir, "slimroute-summary.txt")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(summary); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s a minute after the sweep", summary)
+		}
+	}
+	text, _ := os.ReadFile(summary)
+	if !strings.Contains(string(text), "slimroute verify --fabric FABRIC --lfts "+filepath.Join(sm.Dir, "opensm-lfts.dump")) {
+		t.Errorf("the summary does not name the command that checks the fabric:\n%s", text)
+	}
+	args := []string{"verify", "--fabric", rt.net, "--lfts", filepath.Join(sm.Dir, "opensm-lfts.dump"),
+		"--path-sl", filepath.Join(sm.Dir, "slimroute-path-sl.txt"), "--sl2vl", filepath.Join(sm.Dir, "opensm-sl2vl.dump")}
+	if out, status := runStatus(t, append(args, "--vls", "8")...); status != 0 || !strings.Contains(out, "verified: every LID reachable, no loops, no credit loop") {
+		t.Fatalf("verify on OpenSM's dumps and the plugin's path SLs: exit %d\n%s", status, out)
+	}
+	top := rt.a.VLs - 1
+	if out, status := runStatus(t, append(args, "--vls", fmt.Sprint(top))...); status != 1 || !strings.Contains(out, fmt.Sprintf("paths take VL %d", top)) {
+		t.Fatalf("verify --vls %d with paths on VL %d: exit %d\n%s", top, top, status, out)
 	}
 }

@@ -2,6 +2,7 @@ package lft
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -54,7 +55,7 @@ func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled fun
 }
 
 // ReadSL2VL reads SL-to-VL tables in the -d layout WriteSL2VL writes (and
-// ibdmchk reads) and returns t with them. The file must be complete for
+// ibdmchk reads), or OpenSM's opensm-sl2vl.dump, and returns t with them. The file must be complete for
 // t: a row for every switch's cabled out port and every in port that is
 // cabled or 0 — what WriteSL2VL writes, and what smpquery sl2vl <switch
 // LID> <out port> prints for every cabled out port (its rows of in port =
@@ -65,13 +66,17 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	f := t.f
 	full := map[fabric.NodeID][]uint8{} // per switch: [(in*(n+1)+out)*16+sl]
 	rows := map[fabric.NodeID][]int{}   // per switch: [in*(n+1)+out] → line, 0 if not listed
+	var dump dumpSection
 	err := scanLines(r, file, func(ln int, line string) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			return nil
 		}
-		sw, in, out, vls, err := parseSL2VLLine(line, f)
+		sw, in, out, vls, ok, err := dump.parse(line, f)
 		if err != nil {
 			return parseError(file, ln, "%v", err)
+		}
+		if !ok {
+			return nil // a header, or a row of an HCA of OpenSM's dump
 		}
 		n := f.Node(sw).Ports
 		tab, ok := full[sw]
@@ -223,4 +228,65 @@ func parseSL2VLLine(line string, f *fabric.Fabric) (fabric.NodeID, int, int, [16
 		vls[2*i], vls[2*i+1] = uint8(v>>4), uint8(v&15)
 	}
 	return sw, in, out, vls, nil
+}
+
+// dumpSection follows the sections of OpenSM's opensm-sl2vl.dump: a
+// header "Switch 0x<GUID>, base LID <n>, "<description>"" (or "Channel
+// Adapter …", "Router …") and rows "<in> <out> : <VL of SL 0> … <VL of SL
+// 15>". Lines of the -d layout pass through to parseSL2VLLine.
+type dumpSection struct {
+	sw      fabric.NodeID
+	started bool // a header was read
+	skip    bool // the section is not a switch's (an HCA's egress, which no credit loop involves)
+}
+
+// parse reads one line; ok is false for a line that holds no switch row.
+func (d *dumpSection) parse(line string, f *fabric.Fabric) (sw fabric.NodeID, in, out int, vls [16]uint8, ok bool, err error) {
+	switch {
+	case strings.HasPrefix(line, "Switch 0x"):
+		g, err := parseGUID(strings.TrimSuffix(strings.Fields(line)[1], ","))
+		if err != nil {
+			return 0, 0, 0, vls, false, err
+		}
+		id, found := f.NodeByGUID(g)
+		if !found || f.Node(id).Kind != fabric.Switch {
+			return 0, 0, 0, vls, false, fmt.Errorf("switch GUID %s is not in the fabric (is the dump from another fabric?)", g)
+		}
+		d.sw, d.started, d.skip = id, true, false
+		return 0, 0, 0, vls, false, nil
+	case strings.HasPrefix(line, "Channel Adapter 0x") || strings.HasPrefix(line, "Router 0x"):
+		d.started, d.skip = true, true
+		return 0, 0, 0, vls, false, nil
+	case !strings.Contains(line, ":"):
+		sw, in, out, vls, err := parseSL2VLLine(line, f)
+		return sw, in, out, vls, err == nil, err
+	case !d.started:
+		return 0, 0, 0, vls, false, errors.New("a row of OpenSM's SL2VL dump before any \"Switch 0x…\" header")
+	case d.skip:
+		return 0, 0, 0, vls, false, nil
+	}
+	in, out, vls, err = parseDumpRow(line, f.Node(d.sw))
+	return d.sw, in, out, vls, err == nil, err
+}
+
+// parseDumpRow reads "<in> <out> : <16 VLs>" of switch n.
+func parseDumpRow(line string, n fabric.Node) (in, out int, vls [16]uint8, err error) {
+	ports, tab, _ := strings.Cut(line, ":")
+	pf, vf := strings.Fields(ports), strings.Fields(tab)
+	if len(pf) != 2 || len(vf) != 16 {
+		return 0, 0, vls, fmt.Errorf("want \"<in port> <out port> :\" and 16 VLs (OpenSM's SL2VL dump), got %d and %d fields", len(pf), len(vf))
+	}
+	in, err1 := strconv.Atoi(pf[0])
+	out, err2 := strconv.Atoi(pf[1])
+	if err1 != nil || err2 != nil || in < 0 || in > n.Ports || out < 0 || out > n.Ports {
+		return 0, 0, vls, fmt.Errorf("ports %q %q: %s has ports 0..%d", clip(pf[0]), clip(pf[1]), n.Name, n.Ports)
+	}
+	for sl, v := range vf {
+		x, err := strconv.ParseUint(v, 10, 8)
+		if err != nil || x > 15 {
+			return 0, 0, vls, fmt.Errorf("VL %q of SL %d: want 0 to 15", clip(v), sl)
+		}
+		vls[sl] = uint8(x)
+	}
+	return in, out, vls, nil
 }

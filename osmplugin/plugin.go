@@ -89,6 +89,28 @@ func slimroutePrepare(cfgPath *C.char) {
 	}()
 }
 
+// auditMu keeps one audit write at a time.
+var auditMu sync.Mutex
+
+// writeAudit writes st's audit files into dir (engine.State.WriteAudit)
+// unless a newer state has replaced it meanwhile; a failure is an error
+// line of OpenSM's log (the routing is in force regardless).
+func writeAudit(st *engine.State, dir string) {
+	defer func() {
+		if r := recover(); r != nil {
+			caught("writing the audit files", r)
+		}
+	}()
+	auditMu.Lock()
+	defer auditMu.Unlock()
+	if currentState() != st {
+		return
+	}
+	if err := st.WriteAudit(dir, runtime.GOMAXPROCS(0)); err != nil {
+		logLine(true, "slimroute: the audit files beside OpenSM's dumps were not written: "+err.Error())
+	}
+}
+
 // faultAt names the exported function that panics on purpose, from the
 // environment variable SLIMROUTE_PLUGIN_FAULT (compute, lft, pathsl,
 // sl2vl or prepare): for the tests that prove a panic does not take
@@ -163,10 +185,12 @@ func errOut(buf *C.char, n C.int, err error) C.int {
 
 // slimrouteCompute routes the fabric given as slimroute JSON with the
 // settings in the TOML file cfgPath ("" for defaults). It returns 0 and a
-// summary in msg, or -1 and the error in msg.
+// summary in msg, or -1 and the error in msg. With dumpDir (OpenSM's
+// dump_files_dir when it writes its dumps; "" otherwise) it then writes
+// the audit files there, in the background (writeAudit).
 //
 //export slimrouteCompute
-func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msgLen C.int) (rc C.int) {
+func slimrouteCompute(js *C.char, jsLen C.int, cfgPath, dumpDir *C.char, msg *C.char, msgLen C.int) (rc C.int) {
 	defer func() {
 		if r := recover(); r != nil {
 			rc = errOut(msg, msgLen, caught("computing the routing", r))
@@ -181,6 +205,9 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath *C.char, msg *C.char, msg
 	mu.Lock()
 	current = st
 	mu.Unlock()
+	if dir := C.GoString(dumpDir); dir != "" {
+		go writeAudit(st, dir)
+	}
 	writeMsg(msg, msgLen, fmt.Sprintf("%s (%d ms on %d cores)", st.Summary(), time.Since(start).Milliseconds(), runtime.GOMAXPROCS(0)))
 	return 0
 }

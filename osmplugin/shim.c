@@ -193,7 +193,9 @@ static int slimroute_ucast_build_fwd_tables(void *context)
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "slimroute: out of memory describing the subnet\n");
 		return -1;
 	}
-	int rc = slimrouteCompute(b.p, (int)b.n, (char *)cfg, msg, sizeof(msg));
+	/* the audit files go beside OpenSM's dumps, when it writes them */
+	const char *dumps = osm_log_is_active(&osm->log, OSM_LOG_ROUTING) && subn->opt.dump_files_dir ? subn->opt.dump_files_dir : "";
+	int rc = slimrouteCompute(b.p, (int)b.n, (char *)cfg, (char *)dumps, msg, sizeof(msg));
 	free(b.p);
 	if (rc != 0) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "slimroute: no tables programmed, OpenSM falls back to the next engine: %s\n", msg);

@@ -15,6 +15,7 @@ package verify
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"slimroute/fabric"
@@ -29,6 +30,7 @@ type Report struct {
 	Channels     int `json:"channels"`     // (channel, VL) pairs in use
 	Dependencies int `json:"dependencies"` // CDG edges
 	VLs          int `json:"vls"`          // distinct VLs on inter-switch channels
+	MaxVL        int `json:"max_vl"`       // the highest of them, -1 for none: switches must offer VLs 0..MaxVL
 	// Cycle is one cycle of the CDG, nil when there is none.
 	Cycle []CycleHop `json:"cycle,omitempty"`
 }
@@ -79,7 +81,7 @@ func Check(t *lft.Tables, workers int) (*Report, error) {
 	lay := newLayout(t.Fabric())
 	groups, problems := groupSources(t, lay)
 	dlids := destinationLIDs(t)
-	rep := &Report{DLIDs: len(dlids)}
+	rep := &Report{DLIDs: len(dlids), MaxVL: -1}
 	for _, g := range groups {
 		rep.Sources += len(g.members)
 	}
@@ -97,7 +99,7 @@ func Check(t *lft.Tables, workers int) (*Report, error) {
 		}
 	}
 	list := res.edges.list()
-	rep.Dependencies, rep.VLs = len(list), popcount(res.vls)
+	rep.Dependencies, rep.VLs, rep.MaxVL = len(list), popcount(res.vls), bits.Len16(res.vls)-1
 	for _, node := range newDigraph(lay.channels*16, list).findCycle() {
 		rep.Cycle = append(rep.Cycle, lay.cycleHop(t.Fabric(), node))
 	}

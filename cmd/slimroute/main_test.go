@@ -321,7 +321,8 @@ func TestRouteProfileWritesProfiles(t *testing.T) {
 	}
 }
 
-// TestVerifyJudgesRoutesFiles runs verify on what route wrote: exit 0; the
+// TestVerifyJudgesRoutesFiles runs verify on what route wrote: exit 0, and
+// exit 1 with --vls no higher than the highest VL a path takes; the
 // same tables with every path SL 0 hold a credit loop: exit 1, the cycle
 // named; a file that is not what its flag says: exit 2, file:line named.
 func TestVerifyJudgesRoutesFiles(t *testing.T) {
@@ -333,6 +334,24 @@ func TestVerifyJudgesRoutesFiles(t *testing.T) {
 	out, err := runApp(t, "verify", "--slimfly", "5", "--lfts", file("opensm-lfts.txt"), "--path-sl", file("path-sl.txt"), "--sl2vl", file("sl2vl.txt"))
 	if err != nil || !strings.Contains(out, "verified: every LID reachable") {
 		t.Fatalf("route's own files: %v\n%s", err, out)
+	}
+	// --vls: the highest VL a path takes must be below it
+	out, err = runApp(t, "verify", "--slimfly", "5", "--lfts", file("opensm-lfts.txt"), "--path-sl", file("path-sl.txt"), "--sl2vl", file("sl2vl.txt"), "--json")
+	var rep struct {
+		MaxVL int `json:"max_vl"`
+	}
+	if err != nil {
+		t.Fatalf("verify --json: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.MaxVL < 1 {
+		t.Fatalf("verify --json: max_vl %d (%v)\n%s", rep.MaxVL, err, out)
+	}
+	if out, err := runApp(t, "verify", "--slimfly", "5", "--lfts", file("opensm-lfts.txt"), "--path-sl", file("path-sl.txt"), "--sl2vl", file("sl2vl.txt"), "--vls", fmt.Sprint(rep.MaxVL+1)); err != nil {
+		t.Fatalf("--vls %d, paths up to VL %d: %v\n%s", rep.MaxVL+1, rep.MaxVL, err, out)
+	}
+	out, err = runApp(t, "verify", "--slimfly", "5", "--lfts", file("opensm-lfts.txt"), "--path-sl", file("path-sl.txt"), "--sl2vl", file("sl2vl.txt"), "--vls", fmt.Sprint(rep.MaxVL))
+	if status, ok := err.(exitStatus); !ok || status != 1 || !strings.Contains(out, fmt.Sprintf("paths take VL %d, but the switches offer %d data VLs", rep.MaxVL, rep.MaxVL)) {
+		t.Fatalf("--vls %d, paths up to VL %d: %v\n%s", rep.MaxVL, rep.MaxVL, err, out)
 	}
 	psl, _ := os.ReadFile(file("path-sl.txt"))
 	zero := regexp.MustCompile(`(?m)^(0x[0-9a-f]+ 0x0001 )([0-9a-f]+)$`).ReplaceAllStringFunc(string(psl), func(l string) string {

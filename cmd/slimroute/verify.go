@@ -31,7 +31,10 @@ given must be complete (a path-SL line for every switch with LID-holding HCAs, c
 every LID; an SL2VL row for every cabled out port and every in port cabled or 0), and may
 not list a LID, a switch or a port pair twice: an incomplete file is refused, naming what
 it lacks, rather than read as SL 0 or VL 0.
-Exit status: 0 verified, 1 broken tables or a credit loop, 2 could not read the input.
+With --vls N, a path on VL N or above is an error too: the switches offer VLs 0..N-1 only.
+The SL-to-VL tables may also be OpenSM's own dump (opensm-sl2vl.dump, written with QoS on).
+Exit status: 0 verified, 1 broken tables, a credit loop or VLs the switches lack, 2 could
+not read the input.
 
 Examples:
    slimroute verify --fabric found.txt --lfts /var/log/opensm-lfts.dump --path-sl route/path-sl.txt --sl2vl route/sl2vl.txt
@@ -39,7 +42,8 @@ Examples:
 		Flags: append(sourceFlags(),
 			&cli.StringFlag{Name: "lfts", Required: true, Usage: "forwarding tables `FILE`: OpenSM's LFT dump or ibroute's output"},
 			&cli.StringFlag{Name: "path-sl", Usage: "path SLs `FILE` (slimroute's path-sl.txt)"},
-			&cli.StringFlag{Name: "sl2vl", Usage: "SL-to-VL `FILE` (ibdmchk's -d layout, slimroute's sl2vl.txt)"},
+			&cli.StringFlag{Name: "sl2vl", Usage: "SL-to-VL `FILE` (ibdmchk's -d layout, slimroute's sl2vl.txt, or OpenSM's opensm-sl2vl.dump)"},
+			&cli.IntFlag{Name: "vls", Usage: "data VLs the switches offer (1..15): a path on VL `N` or above is an error (default: not checked)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		),
 		Action: func(c *cli.Context) error {
@@ -56,6 +60,9 @@ Examples:
 				return exitStatus(2)
 			}
 			rep, verr := verify.Check(t, runtime.GOMAXPROCS(0))
+			if v := c.Int("vls"); verr == nil && c.IsSet("vls") && rep.MaxVL >= v {
+				verr = fmt.Errorf("paths take VL %d, but the switches offer %d data VLs (VLs 0 to %d): those packets are dropped; route for %d VLs (route --vls %d, or vls = %d in the plugin's settings), which fits the routing to them or says what it needs", rep.MaxVL, v, v-1, v, v, v)
+			}
 			if c.Bool("json") {
 				out := struct {
 					*verify.Report

@@ -36,6 +36,8 @@ type State struct {
 	// summary is the line OpenSM logs: what was computed or repaired,
 	// and why a repair was not used
 	summary string
+	// vls: the data VLs the settings say the switches offer (0: 8)
+	vls int
 }
 
 // Compute routes the subnet OpenSM discovered, given as slimroute JSON,
@@ -88,7 +90,7 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	if err != nil {
 		return nil, inSettingsTerms(fmt.Errorf("%s%w", why, err))
 	}
-	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res)}
+	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res), vls: cfg.VLs}
 	return st.indexed(), nil
 }
 

@@ -48,7 +48,7 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	}
 	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d path SLs changed, %d routes on spare SLs %v; verifier: no loops, acyclic CDG over %d paths on %d VLs",
 		st.LIDs, st.Changed, st.Crossed, st.PathSLs, st.Escaped, st.Spares, rep.Walks, rep.VLs)
-	return &State{tables: tab, assign: last.assign, spares: spares, settings: last.settings, summary: text}, text, true
+	return &State{tables: tab, assign: last.assign, spares: spares, settings: last.settings, summary: text, vls: last.vls}, text, true
 }
 
 // smallChange says why fabric g is not old with a few cables or switches
