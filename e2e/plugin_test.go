@@ -268,8 +268,9 @@ func TestPluginBadSettingsFallBack(t *testing.T) {
 }
 
 // checkAudit judges what the fabric holds from the files beside OpenSM's
-// dumps alone, as an operator would: OpenSM's LFT and SL2VL dumps with the
-// path SLs the plugin wrote there (slimroute-path-sl.txt), through
+// dumps alone, as an operator would: OpenSM's subnet list, LFT and SL2VL
+// dumps with the path SLs the plugin wrote there (slimroute-path-sl.txt),
+// through
 // `slimroute verify` — verified with the VLs the switches offer, and
 // refused with one VL fewer than the paths take. The summary names the
 // command.
@@ -285,10 +286,10 @@ func checkAudit(t *testing.T, sm *ibsimtest.SM, rt *routed) {
 		}
 	}
 	text, _ := os.ReadFile(summary)
-	if !strings.Contains(string(text), "slimroute verify --fabric FABRIC --lfts "+filepath.Join(sm.Dir, "opensm-lfts.dump")) {
+	if !strings.Contains(string(text), "slimroute verify --fabric "+filepath.Join(sm.Dir, "opensm-subnet.lst")+" --lfts "+filepath.Join(sm.Dir, "opensm-lfts.dump")) {
 		t.Errorf("the summary does not name the command that checks the fabric:\n%s", text)
 	}
-	args := []string{"verify", "--fabric", rt.net, "--lfts", filepath.Join(sm.Dir, "opensm-lfts.dump"),
+	args := []string{"verify", "--fabric", filepath.Join(sm.Dir, "opensm-subnet.lst"), "--lfts", filepath.Join(sm.Dir, "opensm-lfts.dump"),
 		"--path-sl", filepath.Join(sm.Dir, "slimroute-path-sl.txt"), "--sl2vl", filepath.Join(sm.Dir, "opensm-sl2vl.dump")}
 	if out, status := runStatus(t, append(args, "--vls", "8")...); status != 0 || !strings.Contains(out, "verified: every LID reachable, no loops, no credit loop") {
 		t.Fatalf("verify on OpenSM's dumps and the plugin's path SLs: exit %d\n%s", status, out)

@@ -15,6 +15,7 @@ const (
 	FormatIBSim         Format = "ibsim"         // ibsim net file (read, write)
 	FormatIBNetDiscover Format = "ibnetdiscover" // ibnetdiscover topology (read, write)
 	FormatJSON          Format = "json"          // slimroute JSON (read, write)
+	FormatOpenSMSubnet  Format = "opensm-subnet" // OpenSM's opensm-subnet.lst (read)
 	FormatDOT           Format = "dot"           // Graphviz (write)
 	FormatNodeNameMap   Format = "node-name-map" // GUID → name map (write; read with ReadNodeNameMap)
 )
@@ -26,7 +27,9 @@ func WriteFormats() []Format {
 }
 
 // ReadFormats lists the formats Read accepts. Each call returns a new slice.
-func ReadFormats() []Format { return []Format{FormatIBSim, FormatIBNetDiscover, FormatJSON} }
+func ReadFormats() []Format {
+	return []Format{FormatIBSim, FormatIBNetDiscover, FormatJSON, FormatOpenSMSubnet}
+}
 
 // Extension is the file name extension slimroute uses for a format.
 func (f Format) Extension() string {
@@ -37,6 +40,8 @@ func (f Format) Extension() string {
 		return ".ibnetdiscover"
 	case FormatJSON:
 		return ".json"
+	case FormatOpenSMSubnet:
+		return ".lst"
 	case FormatDOT:
 		return ".dot"
 	case FormatNodeNameMap:
@@ -79,6 +84,8 @@ func Read(r io.Reader, file string, format Format) (*Fabric, error) {
 		return ReadIBNetDiscover(r, file)
 	case FormatJSON:
 		return ReadJSON(r, file)
+	case FormatOpenSMSubnet:
+		return ReadOpenSMSubnet(r, file)
 	}
 	return nil, fmt.Errorf("cannot read format %q: want one of %s", format, formatList(ReadFormats()))
 }
@@ -93,6 +100,8 @@ func DetectFormat(path string) (f Format, byName bool) {
 		return FormatIBSim, true
 	case ".json":
 		return FormatJSON, true
+	case ".lst":
+		return FormatOpenSMSubnet, true
 	}
 	return FormatIBNetDiscover, false
 }

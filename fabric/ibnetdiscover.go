@@ -152,20 +152,7 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Fabric, error) {
 	} else if len(nodes) > 0 {
 		requireSwitch(nodes, errs)
 	}
-	uniqueNames(nodes, descs)
-	names := func(k string) string {
-		if id, ok := ids[k]; ok {
-			return nodes[id].Name
-		}
-		return k
-	}
-	halves = missingRecords(halves, ids, names, errs)
-	links := pairHalves(halves, nil, ids, names, errs)
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
-	f, err := New(nodes, links)
-	return f, wrapValidation(file, err)
+	return assemble(file, nodes, descs, ids, halves, errs, missingRecords)
 }
 
 // missingRecords reports port lines that lead to nodes without a record

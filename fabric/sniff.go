@@ -9,7 +9,8 @@ import (
 // are plenty), so a file's name need not tell. It returns "" for content
 // that is none of ReadFormats.
 //
-// slimroute JSON is an object. ibnetdiscover output has vendid=, devid= or
+// slimroute JSON is an object; OpenSM's subnet list starts with "{ SW",
+// "{ CA" or "{ Rt". ibnetdiscover output has vendid=, devid= or
 // sysimgguid= lines, "Chassis" groups, or node headers whose id is a
 // GUID key ("S-248a070300f8f3a0") followed by a comment with the node
 // description; an ibsim net file has none of these, and "Hca" headers
@@ -19,7 +20,11 @@ func Sniff(head []byte) Format {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return "" // binary
 	}
-	if t := bytes.TrimLeft(head, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if bytes.HasPrefix(t, []byte("{ SW")) || bytes.HasPrefix(t, []byte("{ CA")) || bytes.HasPrefix(t, []byte("{ Rt")) {
+		return FormatOpenSMSubnet
+	}
+	if len(t) > 0 && t[0] == '{' {
 		return FormatJSON
 	}
 	for _, line := range strings.Split(string(head), "\n") {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"slimroute/clos"
@@ -39,6 +40,9 @@ func TestSniffRecognisesWhatWasWritten(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i, f := range fabrics {
 		for _, format := range fabric.ReadFormats() {
+			if !slices.Contains(fabric.WriteFormats(), format) {
+				continue // read only (OpenSM's subnet list: TestReadOpenSMSubnet)
+			}
 			var b bytes.Buffer
 			if err := fabric.Write(&b, f, format); err != nil {
 				t.Fatal(err)

@@ -82,3 +82,27 @@ func pairHalves(halves []halfLink, bad map[portKey]bool, ids map[string]NodeID, 
 	}
 	return links
 }
+
+// assemble ends a reader of a format that lists each cable from both
+// ends: node names from the descriptions (uniqueNames), the halves
+// pruned by prune if given, then paired into cables, and the fabric made
+// unless errs holds a problem.
+func assemble(file string, nodes []Node, descs []string, ids map[string]NodeID, halves []halfLink, errs *errorList,
+	prune func([]halfLink, map[string]NodeID, func(string) string, *errorList) []halfLink) (*Fabric, error) {
+	uniqueNames(nodes, descs)
+	names := func(k string) string {
+		if id, ok := ids[k]; ok {
+			return nodes[id].Name
+		}
+		return k
+	}
+	if prune != nil {
+		halves = prune(halves, ids, names, errs)
+	}
+	links := pairHalves(halves, nil, ids, names, errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	f, err := New(nodes, links)
+	return f, wrapValidation(file, err)
+}

@@ -173,7 +173,7 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		// which fabric
 		{[]string{"topo", "stats"}, []string{"name one fabric"}},
 		{[]string{"topo", "stats", "--slimfly", "3", "--fabric", p["sf3.net"]}, []string{"name one fabric"}},
-		{[]string{"topo", "stats", "--fabric", p["sf3.net"], "--in-format", "xml"}, []string{`--in-format "xml"`, "ibsim|ibnetdiscover|json"}},
+		{[]string{"topo", "stats", "--fabric", p["sf3.net"], "--in-format", "xml"}, []string{`--in-format "xml"`, "ibsim|ibnetdiscover|json|opensm-subnet"}},
 		// parameters that do not go together
 		{[]string{"route", "--slimfly", "3", "--lmc", "1", "--layers", "4", "-o", outdir}, []string{"--lmc 1", "--layers 4", "--lmc 2 or more", "--layers 2 or fewer"}},
 		{[]string{"route", "--slimfly", "3", "--min-len", "3", "-o", outdir}, []string{"set both or neither"}},

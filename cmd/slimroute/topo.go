@@ -39,8 +39,8 @@ func outputFlags() []cli.Flag {
 func sourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "build the fabric described by the TOML spec `FILE`"},
-		&cli.StringFlag{Name: "fabric", Usage: "read the fabric from `FILE` (ibsim .net, slimroute .json, or ibnetdiscover output)"},
-		&cli.StringFlag{Name: "in-format", Usage: "format of --fabric: ibsim|ibnetdiscover|json (default: recognised from the file's content)"},
+		&cli.StringFlag{Name: "fabric", Usage: "read the fabric from `FILE` (ibsim .net, slimroute .json, ibnetdiscover output, or OpenSM's opensm-subnet.lst)"},
+		&cli.StringFlag{Name: "in-format", Usage: "format of --fabric: ibsim|ibnetdiscover|json|opensm-subnet (default: recognised from the file's content)"},
 		&cli.IntFlag{Name: "slimfly", Usage: "build the Slim Fly of prime power `Q` (3, 4, 5, 7, 8, 9, 11, 13, …) with default parameters"},
 	}
 }

@@ -30,8 +30,8 @@ func (st *State) WriteAudit(dir string, workers int) error {
 	if vls == 0 {
 		vls = 8
 	}
-	summary := fmt.Sprintf("%s\n\nWhat the fabric holds, judged by slimroute's verifier (FABRIC: ibnetdiscover's output, or the plan):\n  slimroute verify --fabric FABRIC --lfts %s --path-sl %s --sl2vl %s --vls %d\n",
-		st.summary, filepath.Join(dir, "opensm-lfts.dump"), filepath.Join(dir, AuditPathSL), filepath.Join(dir, "opensm-sl2vl.dump"), vls)
+	summary := fmt.Sprintf("%s\n\nWhat the fabric holds, judged by slimroute's verifier from OpenSM's dumps:\n  slimroute verify --fabric %s --lfts %s --path-sl %s --sl2vl %s --vls %d\n",
+		st.summary, filepath.Join(dir, "opensm-subnet.lst"), filepath.Join(dir, "opensm-lfts.dump"), filepath.Join(dir, AuditPathSL), filepath.Join(dir, "opensm-sl2vl.dump"), vls)
 	return atomicfile.WriteAll(
 		atomicfile.File{Path: filepath.Join(dir, AuditPathSL), Perm: 0o644, Write: func(w io.Writer) error { return lft.WritePathSL(w, st.tables, workers) }},
 		atomicfile.File{Path: filepath.Join(dir, AuditSL2VL), Perm: 0o644, Write: func(w io.Writer) error { return lft.WriteSL2VL(w, st.tables) }},
