@@ -101,7 +101,24 @@ func printDemo(out io.Writer, q int, dir string, topo []string, st fabric.Stats,
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "\nsimulate it: ibsim -n -s %s %s\n", filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), strings.Join(fabric.IBSimLimits(res.Tables.Fabric()), " "))
-	fmt.Fprintf(out, "program it:  cp %s %s && opensm -R file -U %s -l %d   (as root; %s is OpenSM's default cache directory, $OSM_CACHE_DIR if you set one)\n",
-		filepath.Join(rdir, "guid2lid"), osmCacheDir+"/guid2lid", filepath.Join(rdir, "opensm-lfts.txt"), res.LIDs.LMC(), osmCacheDir)
+	printProgramIt(out, res, rdir)
 	return nil
+}
+
+// printProgramIt says how to put the routing into a fabric: the OpenSM
+// plugin, which programs the LFTs, the path SLs and the SL2VL tables; and
+// OpenSM's file engine only for a routing that is deadlock-free on one VL
+// (every packet on SL 0 and one VL is then safe), since that engine loads
+// the LFTs alone.
+func printProgramIt(out io.Writer, res *pipeline.Result, rdir string) {
+	a := res.Assignment
+	fmt.Fprintf(out, "program it:  with the OpenSM plugin, which programs the LFTs, the path SLs and the SL2VL tables (docs/opensm-plugin.md):\n")
+	fmt.Fprintf(out, "             make install-plugin (as root); in opensm.conf: event_plugin_name slimroute, routing_engine slimroute,updn, lmc %d, qos TRUE\n", res.LIDs.LMC())
+	if a.Needed <= 1 {
+		fmt.Fprintf(out, "             or, since the routing needs one VL only (all on SL 0 and VL 0): cp %s %s && opensm -R file -U %s -l %d   (as root; %s is OpenSM's default cache directory, $OSM_CACHE_DIR if you set one)\n",
+			filepath.Join(rdir, "guid2lid"), osmCacheDir+"/guid2lid", filepath.Join(rdir, "opensm-lfts.txt"), res.LIDs.LMC(), osmCacheDir)
+		return
+	}
+	fmt.Fprintf(out, "             not with OpenSM's file engine (opensm -R file): it loads the LFTs only, the SA then hands out SL 0 and the switches keep their SL2VL,\n")
+	fmt.Fprintf(out, "             so the %d VLs this routing needs against credit loops are not in force\n", a.Needed)
 }

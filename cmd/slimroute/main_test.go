@@ -13,7 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"slimroute/clos"
 	"slimroute/fabric"
+	"slimroute/pipeline"
+	"slimroute/slimfly"
 )
 
 func runApp(t *testing.T, args ...string) (string, error) {
@@ -409,4 +412,39 @@ func digitsIn(t *testing.T, path, prefix string) map[rune]bool {
 		}
 	}
 	return seen
+}
+
+// TestDemoProgramsWithThePlugin: the way demo offers to program a routing
+// carries its SLs — the plugin — and OpenSM's file engine, which loads the
+// LFTs alone, is offered only for a routing deadlock-free on one VL.
+func TestDemoProgramsWithThePlugin(t *testing.T) {
+	sf, err := slimfly.Build(slimfly.Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := clos.Build(clos.Params{Radix: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneVLSeen := false
+	for _, c := range []struct {
+		f      *fabric.Fabric
+		scheme string
+	}{{sf, "auto"}, {cl, "auto"}, {cl, "dfsssp"}} {
+		res, err := pipeline.Run(c.f, pipeline.Config{LMC: -1, Deadlock: c.scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		printProgramIt(&b, res, "out/route")
+		out := b.String()
+		oneVL := res.Assignment.Needed <= 1
+		oneVLSeen = oneVLSeen || oneVL
+		if !strings.Contains(out, "event_plugin_name slimroute") || strings.Contains(out, "opensm -R file -U") != oneVL {
+			t.Errorf("%d VLs needed:\n%s", res.Assignment.Needed, out)
+		}
+	}
+	if !oneVLSeen {
+		t.Error("no case routed on one VL: the file engine's branch went untested")
+	}
 }
