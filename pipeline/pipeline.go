@@ -28,7 +28,7 @@ type Config struct {
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
 	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: by fabric size, -1: one per endpoint
 	Regrow     *bool  `toml:"regrow"`   // false: keep the construction's trees (layers.Options.NoRegrow); nil or true: regrow them, for disjoint paths
-	Deadlock   string `toml:"deadlock"` // "hops" (default), "dfsssp", "auto" (hops if every route has ≤ 3 hops, else dfsssp) or "none"
+	Deadlock   string `toml:"deadlock"` // "auto" (default: hops on diameter-2 designs, else dfsssp, each falling back to the other), "hops", "dfsssp" or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
 	// Plan names the planned fabric's file (any format fabric.Read takes;
@@ -102,11 +102,11 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	res := &Result{Routing: r, LIDs: lids}
 	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort}
 	switch c.Deadlock {
-	case "", "hops":
+	case "hops":
 		res.Assignment, err = deadlock.AssignHops(r, opts)
 	case "dfsssp":
 		res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
-	case "auto":
+	case "", "auto":
 		res.Assignment, err = deadlock.AssignAuto(r, opts)
 	case "none":
 		res.Assignment = deadlock.None(r)

@@ -182,7 +182,7 @@ func TestBadInputIsRefusedWithAMessage(t *testing.T) {
 		{[]string{"topo", "slimfly", "--q", "5", "--format", "xml", "-o", out}, []string{`--format "xml"`}},
 		{[]string{"export", "--slimfly", "3", "--format", "erf", "-o", out}, []string{`--format "erf": want pcap`}},
 		{[]string{"route", "--slimfly", "3", "--deadlock", "lash", "-o", outdir}, []string{"want hops, dfsssp, auto or none"}},
-		{[]string{"route", "--config", "../../testdata/specs/fattree-3level.toml", "--vls", "3", "-o", outdir}, []string{"(--vls 4)"}},
+		{[]string{"route", "--config", "../../testdata/specs/fattree-3level.toml", "--deadlock", "hops", "--vls", "3", "-o", outdir}, []string{"(--vls 4)"}},
 		{[]string{"cabling", "plan", "--slimfly", "3", "--rate", "fast", "-o", outdir}, []string{"--rate"}},
 		{[]string{"path", "--slimfly", "3", "--from", "nobody", "--to", "hca-0-0-0-1"}, []string{`--from "nobody"`}},
 		// an output directory that is a file
@@ -385,13 +385,13 @@ func TestAdviceInErrorsWorks(t *testing.T) {
 	text := strings.ReplaceAll(string(fabricJSON(t, withLIDs(t, sf, 1))), `"lmc": 1`, `"lmc": 0`)
 	os.WriteFile(lmc1, []byte(text), 0o644)
 	// the fat tree's four-hop routes need the hop-indexed scheme's fourth VL
-	fattree := []string{"route", "--config", "../../testdata/specs/fattree-3level.toml", "--vls", "3"}
+	fattree := []string{"route", "--config", "../../testdata/specs/fattree-3level.toml", "--deadlock", "hops", "--vls", "3"}
 	for _, c := range []struct {
 		args   []string
 		advice [][]string // each fix, as the message spells it
 	}{
 		{fattree, [][]string{{"--vls", "4"}}},
-		{[]string{"route", "--fabric", ring, "--vls", "3"}, [][]string{{"--vls", "4"}}},
+		{[]string{"route", "--fabric", ring, "--deadlock", "hops", "--vls", "3"}, [][]string{{"--vls", "4"}}},
 		{[]string{"route", "--slimfly", "3", "--lmc", "1", "--layers", "4"}, [][]string{{"--lmc", "2"}, {"--layers", "2"}}},
 		{[]string{"topo", "stats", "--fabric", json, "--in-format", "ibsim"}, [][]string{{"--in-format", "json"}}},
 		{[]string{"route", "--fabric", lmc1, "--lids-from-fabric", "--layers", "4"}, [][]string{{"--layers", "2"}}},
