@@ -64,15 +64,7 @@ Example:
 						return err
 					}
 					if r := c.String("rate"); r != "" {
-						w, s, err := fabric.ParseRate(r)
-						if err != nil {
-							return fmt.Errorf("--rate: %w", err)
-						}
-						links := append([]fabric.Link(nil), f.Links()...)
-						for i := range links {
-							links[i].Width, links[i].Speed = w, s
-						}
-						if f, err = fabric.New(f.Nodes(), links); err != nil {
+						if f, err = withRate(f, r); err != nil {
 							return err
 						}
 					}
@@ -142,6 +134,7 @@ Example:
 					&cli.StringFlag{Name: "plan", Required: true, Usage: "`DIR` written by cabling plan"},
 					&cli.StringFlag{Name: "discovered", Required: true, Usage: "ibnetdiscover output `FILE`"},
 					&cli.StringFlag{Name: "node-name-map", Usage: "rename discovered nodes by GUID first"},
+					&cli.StringFlag{Name: "rate", Usage: "the link rate every cable should train at, such as 4xEDR, instead of the plan's (ibsim trains every link at 4xSDR); \"any\" reports no cable as degraded"},
 					&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 				},
 				Action: func(c *cli.Context) error {
@@ -203,5 +196,28 @@ func verifyCabling(c *cli.Context) (*cabling.Report, error) {
 			return nil, err
 		}
 	}
+	if r := c.String("rate"); r != "" {
+		if plan, err = withRate(plan, r); err != nil {
+			return nil, err
+		}
+	}
 	return cabling.Verify(plan, found), nil
+}
+
+// withRate returns f with every cable's rate set to rate (such as 4xEDR),
+// or to none with "any".
+func withRate(f *fabric.Fabric, rate string) (*fabric.Fabric, error) {
+	var w fabric.Width
+	var s fabric.Speed
+	if rate != "any" {
+		var err error
+		if w, s, err = fabric.ParseRate(rate); err != nil {
+			return nil, fmt.Errorf("--rate: %w, or any", err)
+		}
+	}
+	links := append([]fabric.Link(nil), f.Links()...)
+	for i := range links {
+		links[i].Width, links[i].Speed = w, s
+	}
+	return fabric.New(f.Nodes(), links)
 }

@@ -44,3 +44,37 @@ func TestNodeNameMapClashNamesTheLineAndBothNodes(t *testing.T) {
 		}
 	}
 }
+
+// cabling verify --rate gives the rate every cable should train at instead
+// of the plan's: a plan made for 4xEDR, checked against a fabric that
+// trains at 4xSDR (as ibsim's does), has every cable degraded; with --rate
+// 4xSDR or any none is, and with --rate 4xHDR every cable is again.
+func TestCablingVerifyTakesTheRate(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan")
+	if o := runCLI("cabling", "plan", "--slimfly", "3", "--rate", "4xEDR", "-o", plan); o.status != 0 {
+		t.Fatal(o.stderr)
+	}
+	expected, err := os.ReadFile(filepath.Join(plan, "expected.ibnetdiscover"))
+	if err != nil || !strings.Contains(string(expected), "4xEDR") {
+		t.Fatalf("the plan's expected dump names no 4xEDR (%v)", err)
+	}
+	found := filepath.Join(dir, "found.txt")
+	if err := os.WriteFile(found, []byte(strings.ReplaceAll(string(expected), "4xEDR", "4xSDR")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rate     string
+		status   int
+		degraded string
+	}{{"", 1, "runs at 4xSDR, planned 4xEDR"}, {"4xSDR", 0, ""}, {"any", 0, ""}, {"4xHDR", 1, "runs at 4xSDR, planned 4xHDR"}} {
+		args := []string{"cabling", "verify", "--plan", plan, "--discovered", found}
+		if c.rate != "" {
+			args = append(args, "--rate", c.rate)
+		}
+		o := runCLI(args...)
+		if o.status != c.status || (c.degraded != "" && strings.Count(o.stdout, c.degraded) != strings.Count(string(expected), "4xEDR")/2) {
+			t.Errorf("--rate %q: status %d, want %d with every cable %q:\n%s%s", c.rate, o.status, c.status, c.degraded, o.stdout, o.stderr)
+		}
+	}
+}
