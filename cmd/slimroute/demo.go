@@ -34,7 +34,7 @@ quality (slimroute analyze).
 Example:
    slimroute demo -o out/ && ibsim -n -s out/sf5.net`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "q", Value: 5, Usage: "Slim Fly prime power q = 4w+δ (3, 4, 5, 7, 8, 9, 11, 13, …)"},
+			&cli.IntFlag{Name: "q", Aliases: []string{"slimfly"}, Value: 5, Usage: "Slim Fly prime power q = 4w+δ (3, 4, 5, 7, 8, 9, 11, 13, …)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "out", Usage: "output `DIR`"},
 		},
 		Action: func(c *cli.Context) error {

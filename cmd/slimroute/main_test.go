@@ -448,3 +448,39 @@ func TestDemoProgramsWithThePlugin(t *testing.T) {
 		t.Error("no case routed on one VL: the file engine's branch went untested")
 	}
 }
+
+// -q and --slimfly name the same Slim Fly in every command that builds
+// one, and --radix and --endpoints shape it wherever --slimfly is taken;
+// given with another fabric they are refused, and dropping them (the
+// advice) works.
+func TestQAndSlimflyAreOneFlag(t *testing.T) {
+	for _, cmd := range [][]string{{"topo", "stats"}, {"analyze", "--permutations", "2"}, {"topo", "slimfly"}} {
+		a, err := runApp(t, append(cmd, "-q", "3")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := runApp(t, append(cmd, "--slimfly", "3")...)
+		if err != nil || a != b {
+			t.Errorf("%v: -q 3 and --slimfly 3 differ (%v)", cmd, err)
+		}
+	}
+	out, err := runApp(t, "topo", "slimfly", "--slimfly", "3", "--radix", "12", "-f", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shaped, err := runApp(t, "topo", "stats", "--slimfly", "3", "--radix", "12", "--endpoints", "2")
+	if err != nil || !strings.Contains(out, `"ports": 12`) || statValue(t, shaped, "HCAs") != "36" {
+		t.Errorf("--radix 12 --endpoints 2 did not shape the q=3 Slim Fly (%v):\n%s", err, shaped)
+	}
+	dir := t.TempDir()
+	net := filepath.Join(dir, "sf3.net")
+	if _, err := runApp(t, "topo", "slimfly", "-q", "3", "-o", net); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runApp(t, "topo", "stats", "--fabric", net, "--radix", "12"); err == nil || !strings.Contains(err.Error(), "drop --radix") {
+		t.Errorf("--radix with --fabric: %v", err)
+	}
+	if _, err := runApp(t, "topo", "stats", "--fabric", net); err != nil {
+		t.Errorf("the advice followed: %v", err)
+	}
+}

@@ -41,7 +41,9 @@ func sourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "build the fabric described by the TOML spec `FILE`"},
 		&cli.StringFlag{Name: "fabric", Usage: "read the fabric from `FILE` (ibsim .net, slimroute .json, ibnetdiscover output, or OpenSM's opensm-subnet.lst)"},
 		&cli.StringFlag{Name: "in-format", Usage: "format of --fabric: ibsim|ibnetdiscover|json|opensm-subnet (default: recognised from the file's content)"},
-		&cli.IntFlag{Name: "slimfly", Usage: "build the Slim Fly of prime power `Q` (3, 4, 5, 7, 8, 9, 11, 13, …) with default parameters"},
+		&cli.IntFlag{Name: "slimfly", Aliases: []string{"q"}, Usage: "build the Slim Fly of prime power `Q` (3, 4, 5, 7, 8, 9, 11, 13, …), with --endpoints and --radix or their defaults"},
+		&cli.IntFlag{Name: "endpoints", Usage: "with --slimfly: HCAs per switch (default: ⌈k′/2⌉, half the network degree k′ = (3q−δ)/2)"},
+		&cli.IntFlag{Name: "radix", Usage: "with --slimfly: switch port count, refused if k′+p ports do not fit (default: k′+p, the ports the fabric uses)"},
 	}
 }
 
@@ -56,13 +58,18 @@ func loadFabric(c *cli.Context) (*fabric.Fabric, error) {
 	if n != 1 {
 		return nil, errors.New("name one fabric: --config FILE, --fabric FILE or --slimfly Q")
 	}
+	for _, name := range []string{"endpoints", "radix"} {
+		if c.IsSet(name) && !c.IsSet("slimfly") {
+			return nil, fmt.Errorf("--%s shapes the Slim Fly of --slimfly Q; a fabric from --config or --fabric has its own (drop --%s, or build it with --slimfly)", name, name)
+		}
+	}
 	switch {
 	case c.IsSet("config"):
 		return buildFromSpecFile(c.String("config"))
 	case c.IsSet("fabric"):
 		return readFabricFile(c.String("fabric"), c.String("in-format"))
 	default:
-		return slimfly.Build(slimfly.Params{Q: c.Int("slimfly")})
+		return slimfly.Build(slimfly.Params{Q: c.Int("slimfly"), Endpoints: c.Int("endpoints"), Radix: c.Int("radix")})
 	}
 }
 
@@ -192,7 +199,7 @@ Examples:
    slimroute topo slimfly --q 5 --format ibsim -o sf5.net      # the NSDI'24 deployment
    slimroute topo slimfly --q 7 --radix 36 --format ibnetdiscover`,
 				Flags: append([]cli.Flag{
-					&cli.IntFlag{Name: "q", Value: 5, Usage: "prime power 4w+δ, δ in {-1,0,1}: 3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, …"},
+					&cli.IntFlag{Name: "q", Aliases: []string{"slimfly"}, Value: 5, Usage: "prime power 4w+δ, δ in {-1,0,1}: 3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, …"},
 					&cli.IntFlag{Name: "endpoints", Aliases: []string{"p"}, Usage: "HCAs per switch (default: ⌈k′/2⌉, half the network degree k′ = (3q−δ)/2)"},
 					&cli.IntFlag{Name: "radix", Usage: "switch port count, refused if k′+p ports do not fit (default: k′+p, the ports the fabric uses)"},
 				}, outputFlags()...),
