@@ -10,6 +10,7 @@ import (
 
 	"slimroute/clos"
 	"slimroute/fabric"
+	"slimroute/internal/disguise"
 	"slimroute/slimfly"
 )
 
@@ -79,28 +80,10 @@ func routeFile(t *testing.T, f *fabric.Fabric, format fabric.Format, name string
 	return got
 }
 
-// shuffled returns f with its nodes and cables in random orders and each
-// cable's ends swapped at random.
+// shuffled returns f as disguise.Shuffled lists it.
 func shuffled(t *testing.T, f *fabric.Fabric, rng *rand.Rand) *fabric.Fabric {
 	t.Helper()
-	nodes := f.Nodes()
-	order := rng.Perm(len(nodes))
-	newID := make([]fabric.NodeID, len(nodes))
-	out := make([]fabric.Node, len(nodes))
-	for i, old := range order {
-		newID[old] = fabric.NodeID(i)
-		out[i] = nodes[old]
-	}
-	var links []fabric.Link
-	for _, i := range rng.Perm(f.NumLinks()) {
-		l := f.Link(i)
-		l.A.Node, l.B.Node = newID[l.A.Node], newID[l.B.Node]
-		if rng.IntN(2) == 0 {
-			l.A, l.B = l.B, l.A
-		}
-		links = append(links, l)
-	}
-	g, err := fabric.New(out, links)
+	g, err := disguise.Shuffled(f, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,3 +52,27 @@ func Fabric(f *fabric.Fabric, rng *rand.Rand) (*fabric.Fabric, error) {
 	}
 	return fabric.New(out, links)
 }
+
+// Shuffled returns f listed otherwise: its nodes and cables in random
+// orders and each cable's two ends swapped at random — the same fabric,
+// names, GUIDs and ports.
+func Shuffled(f *fabric.Fabric, rng *rand.Rand) (*fabric.Fabric, error) {
+	nodes := f.Nodes()
+	order := rng.Perm(len(nodes))
+	newID := make([]fabric.NodeID, len(nodes))
+	out := make([]fabric.Node, len(nodes))
+	for i, old := range order {
+		newID[old] = fabric.NodeID(i)
+		out[i] = nodes[old]
+	}
+	var links []fabric.Link
+	for _, i := range rng.Perm(f.NumLinks()) {
+		l := f.Link(i)
+		l.A.Node, l.B.Node = newID[l.A.Node], newID[l.B.Node]
+		if rng.IntN(2) == 0 {
+			l.A, l.B = l.B, l.A
+		}
+		links = append(links, l)
+	}
+	return fabric.New(out, links)
+}
