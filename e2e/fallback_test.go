@@ -66,5 +66,10 @@ func TestFallbackEngineIsDeadlockFree(t *testing.T) {
 			t.Errorf("%s on one VL: acyclic %v, want %v (cycle %s)", c.engine, rep.Acyclic(), c.acyclic, rep.CycleString())
 		}
 		t.Logf("%s: %d paths, acyclic %v %s", c.engine, rep.Walks, rep.Acyclic(), rep.CycleString())
+		// slimroute check gives the same verdict from OpenSM's dump directory
+		out, status := runStatus(t, "check", "--dumps", dir)
+		if want := map[bool]int{true: 0, false: 1}[c.acyclic]; status != want || strings.Contains(out, "CREDIT LOOP") == c.acyclic {
+			t.Errorf("check on %s's dumps: exit %d, want %d\n%s", c.engine, status, want, out)
+		}
 	}
 }

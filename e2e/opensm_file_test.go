@@ -125,9 +125,24 @@ func fileEngine(t *testing.T, fc fabricCase) {
 
 	checkTracert(t, sim, rt, 200)
 
-	// our verifier on what OpenSM dumped
+	// our verifier on what OpenSM dumped, with our SLs and SL2VL as if they
+	// were in force
 	rep := verifyDump(t, rt, dumpDir, "")
 	t.Logf("%s, OpenSM file engine: %d switches match, 200 ibtracert paths as predicted; verifier on its dump: %d paths, %d VLs, acyclic", fc.name, len(rt.tab.Switches()), rep.Walks, rep.VLs)
+
+	// but they are not: the file engine programs the LFTs alone, the SA
+	// answers SL 0 and the switches keep their SL2VL. slimroute check on
+	// the dump directory judges what is in force: every path on SL 0 and
+	// VL 0 — a credit loop exactly where the tables alone have one
+	inForce, err := verify.Check(readDump(t, rt, dumpDir), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, status := runStatus(t, "check", "--dumps", dumpDir)
+	if want := map[bool]int{true: 0, false: 1}[inForce.Acyclic()]; status != want || strings.Contains(out, "CREDIT LOOP") == inForce.Acyclic() || !strings.Contains(out, "every path on SL 0") {
+		t.Errorf("check on the file engine's dumps: exit %d, want %d (tables alone acyclic: %v)\n%s", status, want, inForce.Acyclic(), out)
+	}
+	t.Logf("%s, OpenSM file engine: as in force (SL 0, VL 0) acyclic %v; slimroute check agrees", fc.name, inForce.Acyclic())
 }
 
 // checkTracert runs ibtracert for n sampled (source, destination, LID

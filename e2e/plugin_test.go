@@ -298,4 +298,13 @@ func checkAudit(t *testing.T, sm *ibsimtest.SM, rt *routed) {
 	if out, status := runStatus(t, append(args, "--vls", fmt.Sprint(top))...); status != 1 || !strings.Contains(out, fmt.Sprintf("paths take VL %d", top)) {
 		t.Fatalf("verify --vls %d with paths on VL %d: exit %d\n%s", top, top, status, out)
 	}
+	// one verdict from the dump directory, with the wiring against a plan
+	plan := filepath.Join(t.TempDir(), "plan")
+	run(t, "cabling", "plan", "--fabric", rt.net, "-o", plan)
+	if out, status := runStatus(t, "check", "--dumps", sm.Dir, "--plan", plan, "--vls", "8"); status != 0 || !strings.Contains(out, "slimroute check: OK") || !strings.Contains(out, "findings (plan") {
+		t.Fatalf("check on the plugin's fabric: exit %d\n%s", status, out)
+	}
+	if out, status := runStatus(t, "check", "--dumps", sm.Dir, "--vls", fmt.Sprint(top)); status != 1 || !strings.Contains(out, fmt.Sprintf("VLs: paths take VL %d", top)) {
+		t.Fatalf("check --vls %d with paths on VL %d: exit %d\n%s", top, top, status, out)
+	}
 }
