@@ -22,7 +22,13 @@ import (
 // runStatus runs slimroute and returns its output and exit status.
 func runStatus(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	out, err := exec.Command(slimroute, args...).Output()
+	return statusOf(t, exec.Command(slimroute, args...))
+}
+
+// statusOf runs cmd and returns its standard output and exit status.
+func statusOf(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
+	out, err := cmd.Output()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return string(out), ee.ExitCode()

@@ -277,14 +277,7 @@ func TestPluginBadSettingsFallBack(t *testing.T) {
 func checkAudit(t *testing.T, sm *ibsimtest.SM, rt *routed) {
 	t.Helper()
 	summary := filepath.Join(sm.Dir, "slimroute-summary.txt")
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := os.Stat(summary); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s a minute after the sweep", summary)
-		}
-	}
+	waitForFile(t, summary)
 	text, _ := os.ReadFile(summary)
 	if !strings.Contains(string(text), "slimroute verify --fabric "+filepath.Join(sm.Dir, "opensm-subnet.lst")+" --lfts "+filepath.Join(sm.Dir, "opensm-lfts.dump")) {
 		t.Errorf("the summary does not name the command that checks the fabric:\n%s", text)

@@ -14,12 +14,13 @@ import (
 
 	"slimroute/check"
 	"slimroute/fabric"
+	"slimroute/lft"
 )
 
 func fabricCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
-		Usage: "one verdict on a running fabric from OpenSM's dump directory: wiring, forwarding, credit loops, VLs, route quality",
+		Usage: "one verdict on a running fabric, from OpenSM's dump directory or the switches: wiring, forwarding, credit loops, VLs, route quality",
 		Description: `Reads what OpenSM wrote into its dump directory after its last sweep (it writes them
 with a log level that includes 0x40, e.g. -D 0x43, into dump_files_dir): the fabric as
 discovered (opensm-subnet.lst, or ibnetdiscover's output with --discovered), the LFTs
@@ -31,13 +32,20 @@ the switches offer (--vls), and the routes' quality (link-disjoint paths, random
 permutations). A part that is not in the directory is named in the report with what was
 assumed instead: no SL2VL dump, every SL on VL 0; no path SLs, every path on SL 0 (right for
 engines that assign no SLs; the SLs of dfsssp or nue are not in OpenSM's dumps).
+With --live it reads the fabric, the LFTs and the SL2VL tables from the switches themselves
+instead (ibnetdiscover, then ibroute and smpquery sl2vl for every switch, 8 at a time, with a
+progress line; needs infiniband-diags and access to the fabric): what the switches hold, even
+where it differs from what OpenSM last programmed. The path SLs come from --path-sl or the
+plugin's slimroute-path-sl.txt in --dumps.
 Exit status: 0 no problem, 1 problems (listed), 2 could not read the input.
 
 Examples:
    slimroute check --dumps /var/log/opensm --vls 8
+   slimroute check --live --dumps /var/log/opensm --vls 8
    slimroute check --dumps /var/log/opensm --plan plan/ --json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dumps", Required: true, Usage: "OpenSM's dump `DIR` (dump_files_dir)"},
+			&cli.StringFlag{Name: "dumps", Usage: "OpenSM's dump `DIR` (dump_files_dir); with --live, only its slimroute-path-sl.txt is read"},
+			&cli.BoolFlag{Name: "live", Usage: "read the fabric, LFTs and SL2VL tables from the switches (ibnetdiscover, ibroute, smpquery) instead of the dumps"},
 			&cli.StringFlag{Name: "discovered", Usage: "the fabric from ibnetdiscover's output `FILE` instead of DIR/opensm-subnet.lst"},
 			&cli.StringFlag{Name: "plan", Usage: "check the wiring against the plan `DIR` written by cabling plan"},
 			&cli.StringFlag{Name: "path-sl", Usage: "path SLs `FILE` instead of DIR/slimroute-path-sl.txt"},
@@ -48,6 +56,9 @@ Examples:
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return fmt.Errorf("unexpected argument %q: name the dump directory with --dumps", c.Args().First())
+			}
+			if !c.IsSet("dumps") && !c.Bool("live") {
+				return errors.New("name what to check: --dumps DIR (OpenSM's dump directory) or --live (the switches themselves)")
 			}
 			in, err := readCheckInput(c)
 			if err != nil {
@@ -73,6 +84,9 @@ Examples:
 func readCheckInput(c *cli.Context) (check.Input, error) {
 	dir := c.String("dumps")
 	in := check.Input{VLs: c.Int("vls"), Permutations: c.Int("permutations"), Seed: 1, Sources: map[string]string{}}
+	if c.Bool("live") {
+		return readLiveInput(c, in)
+	}
 	fabricFile := c.String("discovered")
 	if fabricFile == "" {
 		fabricFile = filepath.Join(dir, "opensm-subnet.lst")
@@ -104,18 +118,59 @@ func readCheckInput(c *cli.Context) (check.Input, error) {
 		return in, err
 	}
 	if p := c.String("plan"); p != "" {
-		file := filepath.Join(p, "fabric.json")
-		fh, err := openInput(file)
-		if err != nil {
-			return in, fmt.Errorf("--plan %s: %w (a directory written by slimroute cabling plan)", p, err)
-		}
-		defer fh.Close()
-		if in.Plan, err = fabric.ReadJSON(fh, file); err != nil {
+		if in.Plan, err = readPlanFabric(p); err != nil {
 			return in, err
 		}
-		in.Sources["plan"] = file
+		in.Sources["plan"] = filepath.Join(p, "fabric.json")
 	}
 	return in, nil
+}
+
+// readLiveInput is readCheckInput with --live: the fabric, LFTs and SL2VL
+// from the switches, the path SLs from --path-sl or --dumps.
+func readLiveInput(c *cli.Context, in check.Input) (check.Input, error) {
+	_, t, err := collectLive(c.Context, c.App.ErrWriter, 8)
+	if err != nil {
+		return in, err
+	}
+	in.Sources["fabric"] = "ibnetdiscover (live)"
+	in.Sources["lfts"] = "ibroute on every switch (live)"
+	in.Sources["sl2vl"] = "smpquery sl2vl on every switch's cabled out ports (live)"
+	psl := c.String("path-sl")
+	if psl == "" && c.IsSet("dumps") && exists(filepath.Join(c.String("dumps"), "slimroute-path-sl.txt")) {
+		psl = filepath.Join(c.String("dumps"), "slimroute-path-sl.txt")
+	}
+	in.Sources["path_sl"] = "none: every path on SL 0 (no --path-sl, no slimroute-path-sl.txt in --dumps; right for engines that assign no SLs)"
+	if psl != "" {
+		fh, err := openInput(psl)
+		if err != nil {
+			return in, err
+		}
+		defer fh.Close()
+		if t, err = lft.ReadPathSL(fh, psl, t); err != nil {
+			return in, err
+		}
+		in.Sources["path_sl"] = psl
+	}
+	in.Found = t
+	if p := c.String("plan"); p != "" {
+		if in.Plan, err = readPlanFabric(p); err != nil {
+			return in, err
+		}
+		in.Sources["plan"] = filepath.Join(p, "fabric.json")
+	}
+	return in, nil
+}
+
+// readPlanFabric reads the planned fabric of a cabling plan directory.
+func readPlanFabric(dir string) (*fabric.Fabric, error) {
+	file := filepath.Join(dir, "fabric.json")
+	fh, err := openInput(file)
+	if err != nil {
+		return nil, fmt.Errorf("--plan %s: %w (a directory written by slimroute cabling plan)", dir, err)
+	}
+	defer fh.Close()
+	return fabric.ReadJSON(fh, file)
 }
 
 // exists tells whether path names a file that can be stat'ed.
