@@ -33,6 +33,17 @@ type Input struct {
 	// permutations).
 	Permutations int
 	Seed         uint64
+	// SA holds path records the SA answered (a sample), to hold against
+	// the path SLs of Found.
+	SA []PathRecord
+}
+
+// PathRecord is the SL the SA answered for a path record from SLID to
+// DLID.
+type PathRecord struct {
+	SLID uint16 `json:"slid"`
+	DLID uint16 `json:"dlid"`
+	SL   uint8  `json:"sl"`
 }
 
 // Report is the verdict and what it rests on.
@@ -51,6 +62,10 @@ type Report struct {
 	// tables, if anything.
 	Routing      *verify.Report `json:"routing"`
 	RoutingError string         `json:"routing_error,omitempty"`
+	// SARecords is how many of the SA's path records were held against
+	// the path SLs; SADiffer those whose SL differs.
+	SARecords int          `json:"sa_records"`
+	SADiffer  []PathRecord `json:"sa_differ,omitempty"`
 	// VLsOffered is Input.VLs (0: unchecked).
 	VLsOffered int `json:"vls_offered,omitempty"`
 	// Quality of the routes, nil when the tables are broken.
@@ -79,6 +94,7 @@ func Check(in Input, workers int) *Report {
 			rep.problem("wiring: %d findings against the plan, %d of %d planned cables as planned (cabling verify lists the steps)", len(rep.Wiring.Findings), rep.Wiring.AsPlanned, rep.Wiring.Planned)
 		}
 	}
+	rep.holdSA(in)
 	var err error
 	rep.Routing, err = verify.Check(in.Found, workers)
 	switch {
@@ -96,6 +112,25 @@ func Check(in Input, workers int) *Report {
 	}
 	rep.OK = len(rep.Problems) == 0
 	return rep
+}
+
+// holdSA compares the SA's path records with the path SLs the routing is
+// judged with: a record whose SL differs means the SLs in force are not
+// those judged.
+func (r *Report) holdSA(in Input) {
+	lids := in.Found.LIDs()
+	for _, pr := range in.SA {
+		r.SARecords++
+		src, _, ok := lids.Owner(lft.LID(pr.SLID))
+		if !ok || in.Found.PathSL(src.Port, lft.LID(pr.DLID)) != pr.SL {
+			r.SADiffer = append(r.SADiffer, pr)
+		}
+	}
+	if len(r.SADiffer) > 0 {
+		d := r.SADiffer[0]
+		src, _, _ := lids.Owner(lft.LID(d.SLID))
+		r.problem("path SLs: the SA hands out other SLs than those judged in %d of %d path records sampled, e.g. SL %d from LID %d to %d where the path SLs (%s) say %d", len(r.SADiffer), r.SARecords, d.SL, d.SLID, d.DLID, in.Sources["path_sl"], in.Found.PathSL(src.Port, lft.LID(d.DLID)))
+	}
 }
 
 func (r *Report) problem(format string, args ...any) {

@@ -40,6 +40,23 @@ func TestCheckGivesOneVerdict(t *testing.T) {
 	}
 	moved := base
 	moved.Plan = exchanged(t, f)
+	// the SA's answers: as the path SLs say, and one SL off
+	var agree, differ []PathRecord
+	for _, p := range res.Tables.LIDs().Ports() {
+		if p.Port.Port == 0 || len(agree) == 40 {
+			continue
+		}
+		d := res.Tables.LIDs().Top()
+		sl := res.Tables.PathSL(p.Port, d)
+		agree = append(agree, PathRecord{SLID: uint16(p.Base), DLID: uint16(d), SL: sl})
+	}
+	differ = append(differ, agree...)
+	differ[0].SL ^= 1
+	withSA, offSA := base, base
+	withSA.SA, offSA.SA = agree, differ
+	if r := Check(withSA, 2); !r.OK || r.SARecords != len(agree) || len(agree) == 0 {
+		t.Errorf("the SA agreeing: ok %v, %d records, problems %q", r.OK, r.SARecords, r.Problems)
+	}
 	for _, c := range []struct {
 		name string
 		in   Input
@@ -48,6 +65,7 @@ func TestCheckGivesOneVerdict(t *testing.T) {
 		{"too few VLs", fewVLs, "VLs: paths take VL"},
 		{"every path on SL 0", sl0, "routing: a credit loop"},
 		{"two cables exchanged in the plan", moved, "wiring: "},
+		{"the SA handing out another SL", offSA, "path SLs: the SA hands out other SLs than those judged in 1 of"},
 	} {
 		r := Check(c.in, 2)
 		if r.OK || len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], c.want) {

@@ -14,11 +14,12 @@ import (
 // TestCheckLiveSeesWhatTheSwitchesHold routes q=5 with the plugin inside
 // OpenSM on ibsim, then checks the fabric from OpenSM's dumps and live
 // from the switches (ibnetdiscover, ibroute, smpquery): no problem either
-// way. Then, with that OpenSM stopped, another OpenSM programs the same
-// LFTs (file engine) with every SL on VL 0 (QoS, qos_sl2vl all 0) — the
-// SL2VL tables changed behind the first one's back. Its dumps still say
-// all is well; the live check reads the switches and finds the credit
-// loop the plugin's SLs now run into.
+// way, and the SA's path records (a sample of 40) hand out the SLs judged.
+// Then, with that OpenSM stopped, another OpenSM programs the same LFTs
+// (file engine) with every SL on VL 0 (QoS, qos_sl2vl all 0) — the SL2VL
+// tables changed behind the first one's back. Its dumps still say all is
+// well; the live check reads the switches and finds the credit loop the
+// plugin's SLs now run into, and that the SA no longer hands them out.
 func TestCheckLiveSeesWhatTheSwitchesHold(t *testing.T) {
 	ibsimtest.Require(t, "opensm", "ibnetdiscover", "ibroute", "smpquery")
 	plugin := buildPlugin(t)
@@ -26,7 +27,7 @@ func TestCheckLiveSeesWhatTheSwitchesHold(t *testing.T) {
 	sim, sm := startWithPlugin(t, plugin, rt, "layers = 4\ndeadlock = \"auto\"\nseed = 1\n")
 	waitForFile(t, filepath.Join(sm.Dir, "slimroute-path-sl.txt"))
 	live := []string{"check", "--live", "--dumps", sm.Dir, "--vls", "8"}
-	if out, status := checkIn(t, sim, live...); status != 0 || !strings.Contains(out, "slimroute check: OK") || !strings.Contains(out, "smpquery sl2vl") {
+	if out, status := checkIn(t, sim, live...); status != 0 || !strings.Contains(out, "slimroute check: OK") || !strings.Contains(out, "smpquery sl2vl") || !strings.Contains(out, "40 of 40 path records sampled") {
 		t.Fatalf("check --live on the plugin's fabric: exit %d\n%s", status, out)
 	}
 	sm.Stop()
@@ -34,16 +35,20 @@ func TestCheckLiveSeesWhatTheSwitchesHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := filepath.Join(t.TempDir(), "opensm.conf")
-	if err := os.WriteFile(conf, []byte("qos TRUE\nqos_sl2vl 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"), 0o644); err != nil {
-		t.Fatal(err)
+	other := sim.StartOpenSM(t, ibsimtest.SMOptions{
+		Config:   "qos TRUE\nqos_sl2vl 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\nlmc 2\nrouting_engine file\nforce_log_flush TRUE\n",
+		GUID2LID: g2l,
+		Args:     []string{"-U", filepath.Join(sm.Dir, "opensm-lfts.dump")},
+	})
+	if log := other.Log(); !strings.Contains(log, "file tables configured on all switches") {
+		t.Fatalf("the other OpenSM did not load the tables:\n%s", log)
 	}
-	sim.OpenSMWithLIDs(t, 5*time.Minute, g2l, "-F", conf, "-l", "2", "-R", "file", "-U", filepath.Join(sm.Dir, "opensm-lfts.dump"))
 	if out, status := runStatus(t, "check", "--dumps", sm.Dir, "--vls", "8"); status != 0 {
 		t.Fatalf("check on the first OpenSM's dumps: exit %d (they predate the change)\n%s", status, out)
 	}
-	if out, status := checkIn(t, sim, live...); status != 1 || !strings.Contains(out, "CREDIT LOOP") {
-		t.Fatalf("check --live after the SL2VL tables changed: exit %d, want 1 with a credit loop\n%s", status, out)
+	// the new OpenSM's SA answers SL 0 too (its file engine has no SLs)
+	if out, status := checkIn(t, sim, live...); status != 1 || !strings.Contains(out, "CREDIT LOOP") || !strings.Contains(out, "path SLs: the SA hands out other SLs") {
+		t.Fatalf("check --live after the SL2VL tables changed: exit %d, want 1 with a credit loop and other SLs from the SA\n%s", status, out)
 	}
 }
 

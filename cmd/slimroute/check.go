@@ -36,7 +36,8 @@ With --live it reads the fabric, the LFTs and the SL2VL tables from the switches
 instead (ibnetdiscover, then ibroute and smpquery sl2vl for every switch, 8 at a time, with a
 progress line; needs infiniband-diags and access to the fabric): what the switches hold, even
 where it differs from what OpenSM last programmed. The path SLs come from --path-sl or the
-plugin's slimroute-path-sl.txt in --dumps.
+plugin's slimroute-path-sl.txt in --dumps, and are held against path records the SA answers
+(saquery PR, --sa of them): an SL that differs is a problem.
 Exit status: 0 no problem, 1 problems (listed), 2 could not read the input.
 
 Examples:
@@ -51,6 +52,7 @@ Examples:
 			&cli.StringFlag{Name: "path-sl", Usage: "path SLs `FILE` instead of DIR/slimroute-path-sl.txt"},
 			&cli.IntFlag{Name: "vls", Usage: "data VLs the switches offer (1..15): a path on VL `N` or above is a problem (default: not checked)"},
 			&cli.IntFlag{Name: "permutations", Value: 20, Usage: "random permutations for the quality"},
+			&cli.IntFlag{Name: "sa", Value: 40, Usage: "with --live: path records to ask the SA for (saquery PR), held against the path SLs judged; 0: none"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -153,6 +155,9 @@ func readLiveInput(c *cli.Context, in check.Input) (check.Input, error) {
 		in.Sources["path_sl"] = psl
 	}
 	in.Found = t
+	if in.SA, err = samplePathRecords(c.Context, t, c.Int("sa"), 1, 8); err != nil {
+		return in, err
+	}
 	if p := c.String("plan"); p != "" {
 		if in.Plan, err = readPlanFabric(p); err != nil {
 			return in, err
@@ -207,6 +212,9 @@ func printCheck(w io.Writer, r *check.Report) {
 			offered = fmt.Sprintf("the switches offer %d", r.VLsOffered)
 		}
 		fmt.Fprintf(w, "  VLs       paths take %d VLs, up to VL %d; %s\n", r.Routing.VLs, r.Routing.MaxVL, offered)
+	}
+	if r.SARecords > 0 {
+		fmt.Fprintf(w, "  SA        %d of %d path records sampled hand out the SLs judged\n", r.SARecords-len(r.SADiffer), r.SARecords)
 	}
 	if q := r.Quality; q != nil && q.Pairs > 0 {
 		fmt.Fprintf(w, "  quality   %.1f %% of %d HCA pairs with ≥ 2 link-disjoint paths, %.1f %% with ≥ 3; random permutations: mean max link load %.3f\n",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"slimroute/check"
 	"slimroute/fabric"
 	"slimroute/lft"
 )
@@ -65,7 +67,7 @@ func collectLive(ctx context.Context, progress io.Writer, workers int) (*fabric.
 	return f, t, err
 }
 
-// eachSwitch runs do(0..n−1) on up to workers goroutines and returns the
+// eachSwitch runs do(0..n−1) (for switches, or any other items) on up to workers goroutines and returns the
 // first error.
 func eachSwitch(n, workers int, do func(i int) error) error {
 	var next atomic.Int64
@@ -141,4 +143,46 @@ func runTool(ctx context.Context, name string, args ...string) (string, error) {
 		return "", fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
+}
+
+var saSLField = regexp.MustCompile(`(?m)^\s*sl\.+0x([0-9a-fA-F]+)`)
+
+// samplePathRecords asks the SA (saquery PR) for n path records between
+// HCA ports of t, drawn with a generator seeded by seed: each from a
+// source port's base LID to a random LID of another HCA port (any LID
+// offset), workers at a time.
+func samplePathRecords(ctx context.Context, t *lft.Tables, n int, seed uint64, workers int) ([]check.PathRecord, error) {
+	var hcas []lft.PortLIDs
+	for _, p := range t.LIDs().Ports() {
+		if p.Port.Port != 0 {
+			hcas = append(hcas, p)
+		}
+	}
+	if len(hcas) < 2 || n <= 0 {
+		return nil, nil
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5a))
+	out := make([]check.PathRecord, n)
+	for i := range out {
+		s := hcas[rng.IntN(len(hcas))]
+		d := hcas[rng.IntN(len(hcas))]
+		for d.Port == s.Port {
+			d = hcas[rng.IntN(len(hcas))]
+		}
+		out[i] = check.PathRecord{SLID: uint16(s.Base), DLID: uint16(d.Base) + uint16(rng.IntN(1<<d.LMC))}
+	}
+	err := eachSwitch(n, workers, func(i int) error {
+		text, err := runTool(ctx, "saquery", "PR", "--slid", fmt.Sprint(out[i].SLID), "--dlid", fmt.Sprint(out[i].DLID))
+		if err != nil {
+			return err
+		}
+		m := saSLField.FindStringSubmatch(text)
+		if m == nil {
+			return fmt.Errorf("saquery PR --slid %d --dlid %d: no SL in its answer", out[i].SLID, out[i].DLID)
+		}
+		sl, err := strconv.ParseUint(m[1], 16, 8)
+		out[i].SL = uint8(sl)
+		return err
+	})
+	return out, err
 }

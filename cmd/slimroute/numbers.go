@@ -49,6 +49,7 @@ var numberRanges = map[string]numRange{
 	"lmc":             {0, 7, false, "an LMC of 0..7 (2^LMC LIDs per HCA port)"},
 	"lft-cap":         {0, float64(lft.MaxUnicastLID + 1), false, fmt.Sprintf("0 (the full unicast LID space) or the switches' LinearFDBCap, up to %d", lft.MaxUnicastLID+1)},
 	"permutations":    {1, 1e6, false, "1..1000000 random permutations"},
+	"sa":              {0, 1e6, false, "0 (ask the SA nothing) or 1..1000000 path records"},
 	"to-port":         {1, fabric.MaxPorts, false, fmt.Sprintf("a port number, 1..%d", fabric.MaxPorts)},
 	"rack-pitch":      metres,
 	"row-pitch":       metres,
