@@ -94,6 +94,9 @@ func readCheckInput(c *cli.Context) (check.Input, error) {
 		fabricFile = filepath.Join(dir, "opensm-subnet.lst")
 	}
 	f, err := readFabricFile(fabricFile, "")
+	if err == nil {
+		f, err = f.Canonical() // the quality's samples do not depend on the file's order
+	}
 	if err != nil {
 		return in, err
 	}

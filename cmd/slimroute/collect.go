@@ -31,6 +31,9 @@ func collectLive(ctx context.Context, progress io.Writer, workers int) (*fabric.
 		return nil, nil, err
 	}
 	f, err := fabric.ReadIBNetDiscover(strings.NewReader(disc), "ibnetdiscover")
+	if err == nil {
+		f, err = f.Canonical() // as from the dumps: the same quality samples
+	}
 	if err != nil {
 		return nil, nil, err
 	}
