@@ -460,8 +460,9 @@ func TestLastSwitchLeftIsIdentifiedByElimination(t *testing.T) {
 
 // TestVerifyOfAnotherFabricIsAFullReport: a discovery of a different fabric
 // (or of nothing) is no crash and no ambiguity but a report that is not
-// clean; when the two share no node name or GUID (Slim Fly against Clos,
-// or nothing), no planned cable is as planned and every one is connected.
+// clean; when it shares no node name or GUID with the plan (Slim Fly
+// against Clos), one unanchored finding names what to provide; a
+// discovery of nothing has every planned cable to connect.
 func TestVerifyOfAnotherFabricIsAFullReport(t *testing.T) {
 	var fabrics []*fabric.Fabric
 	for _, name := range wiringfaults.Plans {
@@ -492,10 +493,59 @@ func TestVerifyOfAnotherFabricIsAFullReport(t *testing.T) {
 					}
 				}
 			}
-			unrelated := j >= len(fabrics) || (i < 2) != (j < 2) // sf5, sf7 | clos2, clos3
-			if r.Clean() || (unrelated && (r.AsPlanned != 0 || connects != r.Planned)) {
+			nothing := j >= len(fabrics)
+			unrelated := !nothing && (i < 2) != (j < 2) // sf5, sf7 | clos2, clos3
+			if r.Clean() || (nothing && (r.AsPlanned != 0 || connects != r.Planned)) {
 				t.Errorf("%s against fabric %d: %d connects; %s", wiringfaults.Plans[i], j, connects, r.Summary())
 			}
+			// nothing anchors a fabric that shares no name or GUID with the
+			// plan: one finding says what to provide, not one per cable
+			if unrelated && (r.AsPlanned != 0 || len(r.Findings) != 1 || r.Findings[0].Kind != Unanchored || !strings.Contains(r.Findings[0].Instruction, "--node-name-map")) {
+				t.Errorf("%s against fabric %d: %s", wiringfaults.Plans[i], j, r.Summary())
+			}
 		}
+	}
+}
+
+// TestUnanchoredAdviceWorks: a cabled-as-planned Slim Fly whose switches
+// carry factory descriptions, hosts their host names and every node an
+// unplanned GUID is one unanchored finding; with the advice followed — a
+// node-name-map naming each discovered GUID with its planned name — every
+// node is identified and the report is clean.
+func TestUnanchoredAdviceWorks(t *testing.T) {
+	plan, err := slimfly.Build(slimfly.Params{Q: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := plan.Nodes()
+	var nnm strings.Builder
+	for i := range nodes {
+		g := fabric.GUID(0x0002c90300000000 | uint64(i)<<8)
+		fmt.Fprintf(&nnm, "%s %q\n", g, nodes[i].Name)
+		nodes[i].GUID, nodes[i].Attrs = g, nil
+		if nodes[i].Kind == fabric.Switch {
+			nodes[i].Name = fmt.Sprintf("MF0;switch-%d:MQM8700/U1", i)
+		} else {
+			nodes[i].Name = fmt.Sprintf("node%03d mlx5_0", i)
+		}
+	}
+	found, err := fabric.New(nodes, plan.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Verify(plan, found)
+	if len(r.Findings) != 1 || r.Findings[0].Kind != Unanchored {
+		t.Fatalf("nothing anchors the discovery, yet: %s", r.Summary())
+	}
+	m, err := fabric.ReadNodeNameMap(strings.NewReader(nnm.String()), "node-name-map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := found.Renamed(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Verify(plan, named); !r.Clean() {
+		t.Errorf("with the node-name-map: %s", r.Summary())
 	}
 }

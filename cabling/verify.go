@@ -34,6 +34,7 @@ const (
 	Ambiguous     = "ambiguous"      // discovered nodes that cannot be told apart
 	Misnamed      = "misnamed"       // a node found by its cables that calls itself another planned node
 	Unconfirmed   = "unconfirmed"    // a host found only by its cable where the other hosts carry their planned names or GUIDs
+	Unanchored    = "unanchored"     // no discovered node is a planned one by description or GUID: nothing to compare against
 )
 
 // Action ops: the physical steps an installer performs.
@@ -192,11 +193,36 @@ func verify(plan, found *fabric.Fabric) (*Report, *portGraph) {
 			rep.Unidentified = append(rep.Unidentified, plan.Node(fabric.NodeID(p)).Name)
 		}
 	}
+	if f, ok := unanchored(plan, found, id); ok {
+		rep.Findings = append(rep.Findings, f)
+		return rep, g
+	}
 	rep.CutOff = cutOff(plan, found, id)
 	g.cutOff = rep.CutOff != ""
 	rep.Findings = append(rep.Findings, g.findings()...)
 	sortFindings(rep.Findings)
 	return rep, g
+}
+
+// unanchored returns the one finding of a comparison that nothing
+// anchors: no discovered node is a planned node by its description or its
+// GUID (factory descriptions, host names the plan does not have, GUIDs
+// unknown), so every cable would be a finding of its own.
+func unanchored(plan, found *fabric.Fabric, id *identity) (Finding, bool) {
+	if plan.NumNodes() == 0 || found.NumNodes() == 0 {
+		return Finding{}, false
+	}
+	for _, m := range methods {
+		if id.count(m) > 0 {
+			return Finding{}, false
+		}
+	}
+	var names []string
+	for d := range min(found.NumNodes(), 3) {
+		names = append(names, fmt.Sprintf("%q", found.Node(fabric.NodeID(d)).Name))
+	}
+	return Finding{Kind: Unanchored, Nodes: []string{}, Actions: []Action{},
+		Instruction: fmt.Sprintf("none of the %d discovered nodes (named like %s) is a planned node by its node description or its GUID, so nothing anchors the comparison and every cable would differ: name the discovered nodes with their planned names in a node-name-map (--node-name-map FILE, a line 0xGUID \"planned name\" per node), or give the devices their planned node descriptions", found.NumNodes(), strings.Join(names, ", "))}, true
 }
 
 // cutOff returns "rack R, NAME" (or NAME) of the planned switch whose
