@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -164,12 +163,7 @@ Example:
 
 func verifyCabling(c *cli.Context) (*cabling.Report, error) {
 	open := openInput
-	pf, err := open(filepath.Join(c.String("plan"), "fabric.json"))
-	if err != nil {
-		return nil, err
-	}
-	defer pf.Close()
-	plan, err := fabric.ReadJSON(pf, pf.Name())
+	plan, err := readPlanFabric(c.String("plan"))
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 	"slimroute/check"
 	"slimroute/fabric"
-	"slimroute/lft"
 )
 
 func fabricCheckCommand() *cli.Command {
@@ -84,42 +83,14 @@ Examples:
 
 // readCheckInput reads the state the check flags name.
 func readCheckInput(c *cli.Context) (check.Input, error) {
-	dir := c.String("dumps")
 	in := check.Input{VLs: c.Int("vls"), Permutations: c.Int("permutations"), Seed: 1, Sources: map[string]string{}}
+	var err error
 	if c.Bool("live") {
-		return readLiveInput(c, in)
-	}
-	fabricFile := c.String("discovered")
-	if fabricFile == "" {
-		fabricFile = filepath.Join(dir, "opensm-subnet.lst")
-	}
-	f, err := readFabricFile(fabricFile, "")
-	if err == nil {
-		f, err = f.Canonical() // the quality's samples do not depend on the file's order
+		err = readLiveState(c, &in)
+	} else {
+		err = readDumpedState(c, &in)
 	}
 	if err != nil {
-		return in, err
-	}
-	in.Sources["fabric"] = fabricFile
-	lfts := filepath.Join(dir, "opensm-lfts.dump")
-	in.Sources["lfts"] = lfts
-	psl := c.String("path-sl")
-	if psl == "" {
-		psl = filepath.Join(dir, "slimroute-path-sl.txt")
-		if !exists(psl) {
-			psl = ""
-		}
-	}
-	in.Sources["path_sl"] = psl
-	if psl == "" {
-		in.Sources["path_sl"] = "none: every path on SL 0 (no slimroute-path-sl.txt; right for engines that assign no SLs)"
-	}
-	sl2vl := filepath.Join(dir, "opensm-sl2vl.dump")
-	in.Sources["sl2vl"] = sl2vl
-	if !exists(sl2vl) {
-		sl2vl, in.Sources["sl2vl"] = "", "none: every SL on VL 0 (no opensm-sl2vl.dump: OpenSM ran without QoS)"
-	}
-	if in.Found, err = readTables(f, lfts, psl, sl2vl); err != nil {
 		return in, err
 	}
 	if p := c.String("plan"); p != "" {
@@ -131,43 +102,65 @@ func readCheckInput(c *cli.Context) (check.Input, error) {
 	return in, nil
 }
 
-// readLiveInput is readCheckInput with --live: the fabric, LFTs and SL2VL
-// from the switches, the path SLs from --path-sl or --dumps.
-func readLiveInput(c *cli.Context, in check.Input) (check.Input, error) {
+// readDumpedState sets in's state from OpenSM's dump directory.
+func readDumpedState(c *cli.Context, in *check.Input) error {
+	dir := c.String("dumps")
+	fabricFile := c.String("discovered")
+	if fabricFile == "" {
+		fabricFile = filepath.Join(dir, "opensm-subnet.lst")
+	}
+	f, err := readFabricFile(fabricFile, "")
+	if err == nil {
+		f, err = f.Canonical() // the quality's samples do not depend on the file's order
+	}
+	if err != nil {
+		return err
+	}
+	in.Sources["fabric"] = fabricFile
+	lfts := filepath.Join(dir, "opensm-lfts.dump")
+	in.Sources["lfts"] = lfts
+	psl := pathSLFile(c, in, "none: every path on SL 0 (no slimroute-path-sl.txt; right for engines that assign no SLs)")
+	sl2vl := filepath.Join(dir, "opensm-sl2vl.dump")
+	in.Sources["sl2vl"] = sl2vl
+	if !exists(sl2vl) {
+		sl2vl, in.Sources["sl2vl"] = "", "none: every SL on VL 0 (no opensm-sl2vl.dump: OpenSM ran without QoS)"
+	}
+	in.Found, err = readTables(f, lfts, psl, sl2vl)
+	return err
+}
+
+// readLiveState sets in's state from the switches (--live): the fabric,
+// LFTs and SL2VL read from them, the path SLs from --path-sl or --dumps,
+// and a sample of the SA's path records.
+func readLiveState(c *cli.Context, in *check.Input) error {
 	_, t, err := collectLive(c.Context, c.App.ErrWriter, 8)
 	if err != nil {
-		return in, err
+		return err
 	}
 	in.Sources["fabric"] = "ibnetdiscover (live)"
 	in.Sources["lfts"] = "ibroute on every switch (live)"
 	in.Sources["sl2vl"] = "smpquery sl2vl on every switch's cabled out ports (live)"
+	psl := pathSLFile(c, in, "none: every path on SL 0 (no --path-sl, no slimroute-path-sl.txt in --dumps; right for engines that assign no SLs)")
+	if in.Found, err = withParts(t, psl, ""); err != nil {
+		return err
+	}
+	in.SA, err = samplePathRecords(c.Context, in.Found, c.Int("sa"), 1, 8)
+	return err
+}
+
+// pathSLFile returns the path-SL file to judge with — --path-sl, else the
+// plugin's slimroute-path-sl.txt in --dumps, else "" — and records it in
+// in's sources (none: what is assumed instead).
+func pathSLFile(c *cli.Context, in *check.Input, none string) string {
 	psl := c.String("path-sl")
-	if psl == "" && c.IsSet("dumps") && exists(filepath.Join(c.String("dumps"), "slimroute-path-sl.txt")) {
-		psl = filepath.Join(c.String("dumps"), "slimroute-path-sl.txt")
+	if dumped := filepath.Join(c.String("dumps"), "slimroute-path-sl.txt"); psl == "" && c.IsSet("dumps") && exists(dumped) {
+		psl = dumped
 	}
-	in.Sources["path_sl"] = "none: every path on SL 0 (no --path-sl, no slimroute-path-sl.txt in --dumps; right for engines that assign no SLs)"
-	if psl != "" {
-		fh, err := openInput(psl)
-		if err != nil {
-			return in, err
-		}
-		defer fh.Close()
-		if t, err = lft.ReadPathSL(fh, psl, t); err != nil {
-			return in, err
-		}
-		in.Sources["path_sl"] = psl
+	in.Sources["path_sl"] = psl
+	if psl == "" {
+		in.Sources["path_sl"] = none
 	}
-	in.Found = t
-	if in.SA, err = samplePathRecords(c.Context, t, c.Int("sa"), 1, 8); err != nil {
-		return in, err
-	}
-	if p := c.String("plan"); p != "" {
-		if in.Plan, err = readPlanFabric(p); err != nil {
-			return in, err
-		}
-		in.Sources["plan"] = filepath.Join(p, "fabric.json")
-	}
-	return in, nil
+	return psl
 }
 
 // readPlanFabric reads the planned fabric of a cabling plan directory.

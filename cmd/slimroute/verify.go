@@ -104,6 +104,12 @@ func readTables(f *fabric.Fabric, lfts, psl, sl2vl string) (*lft.Tables, error) 
 	if err != nil {
 		return nil, err
 	}
+	return withParts(t, psl, sl2vl)
+}
+
+// withParts adds to t the path SLs and SL2VL tables of the files psl and
+// sl2vl ("" for none).
+func withParts(t *lft.Tables, psl, sl2vl string) (*lft.Tables, error) {
 	for _, part := range []struct {
 		path string
 		read func(io.Reader, string, *lft.Tables) (*lft.Tables, error)

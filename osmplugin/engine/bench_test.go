@@ -2,11 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
 
 	"slimroute/fabric"
 )
@@ -34,24 +31,7 @@ func BenchmarkCompute(b *testing.B) {
 func BenchmarkComputeWithPlan(b *testing.B) {
 	for _, q := range []int{5, 7, 11} {
 		f, js := slimFlySubnet(b, q, 2)
-		dir := b.TempDir()
-		planFile := filepath.Join(dir, "plan.json")
-		fh, err := os.Create(planFile)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := fabric.WriteJSON(fh, f); err != nil {
-			b.Fatal(err)
-		}
-		fh.Close()
-		cfg := filepath.Join(dir, "slimroute.toml")
-		if err := os.WriteFile(cfg, []byte("plan = \"plan.json\"\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		plan, err := Prepare(cfg, runtime.GOMAXPROCS(0), time.Now)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cfg, plan := planned(b, b.TempDir(), f, "plan.json", fabric.FormatJSON, runtime.GOMAXPROCS(0))
 		b.Run(fmt.Sprintf("q=%d", q), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := plan.Compute(js, cfg, runtime.GOMAXPROCS(0), nil); err != nil {

@@ -50,19 +50,8 @@ func TestEveryCopyRoutesAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := reformatted(t, s, format)
-		lids, err := lft.AssignLIDs(g, lft.LIDOptions{LMC: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := RecordLIDs(g, lids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var js bytes.Buffer
-		if err := fabric.WriteJSON(&js, h); err != nil {
-			t.Fatal(err)
-		}
-		st, err := Compute(js.Bytes(), "", 2, nil)
+		_, js := withLIDs(t, g, 2)
+		st, err := Compute(js, "", 2, nil)
 		if err != nil {
 			t.Fatalf("copy %d of fabric %d (%s): %v", c, b, format, err)
 		}

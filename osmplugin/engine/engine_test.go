@@ -31,6 +31,13 @@ func slimFlySubnet(t testing.TB, q, lmc int) (*fabric.Fabric, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return withLIDs(t, f, lmc)
+}
+
+// withLIDs is f as the shim hands it over: with LIDs of the given LMC
+// recorded on its ports, and as slimroute JSON.
+func withLIDs(t testing.TB, f *fabric.Fabric, lmc int) (*fabric.Fabric, []byte) {
+	t.Helper()
 	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc})
 	if err != nil {
 		t.Fatal(err)

@@ -30,15 +30,7 @@ func TestPlanGivesASweepItsRouting(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		writeFabric(t, filepath.Join(dir, "plan.net"), plain, fabric.FormatIBSim)
-		cfg := filepath.Join(dir, "slimroute.toml")
-		if err := os.WriteFile(cfg, []byte("plan = \"plan.net\"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		plan, err := Prepare(cfg, 2, time.Now)
-		if err != nil || plan == nil {
-			t.Fatalf("q=%d: Prepare: %v", q, err)
-		}
+		cfg, plan := planned(t, dir, plain, "plan.net", fabric.FormatIBSim, 2)
 		found, err := disguise.Fabric(plain, rng)
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +44,7 @@ func TestPlanGivesASweepItsRouting(t *testing.T) {
 			f    *fabric.Fabric
 			fits bool
 		}{{"discovered", found, true}, {"a cable down", damaged, false}} {
-			f, js := withOpenSMLIDs(t, c.f)
+			f, js := withLIDs(t, c.f, 2)
 			got, err := plan.Compute(js, cfg, 2, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +95,24 @@ func TestPrepareNamesThePlan(t *testing.T) {
 	}
 }
 
-func writeFabric(t *testing.T, path string, f *fabric.Fabric, format fabric.Format) {
+// planned writes f as the plan file name (in format) into dir, with
+// settings naming it, and returns the settings file and the plan Prepare
+// routes from them on workers goroutines.
+func planned(tb testing.TB, dir string, f *fabric.Fabric, name string, format fabric.Format, workers int) (string, *Plan) {
+	tb.Helper()
+	writeFabric(tb, filepath.Join(dir, name), f, format)
+	cfg := filepath.Join(dir, "slimroute.toml")
+	if err := os.WriteFile(cfg, []byte("plan = \""+name+"\"\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	plan, err := Prepare(cfg, workers, time.Now)
+	if err != nil || plan == nil {
+		tb.Fatalf("Prepare: plan %v, error %v", plan, err)
+	}
+	return cfg, plan
+}
+
+func writeFabric(t testing.TB, path string, f *fabric.Fabric, format fabric.Format) {
 	t.Helper()
 	fh, err := os.Create(path)
 	if err != nil {
@@ -125,25 +134,6 @@ func withoutASwitchCable(f *fabric.Fabric, rng *rand.Rand) []fabric.Link {
 			return append(links[:i], links[i+1:]...)
 		}
 	}
-}
-
-// withOpenSMLIDs returns f with LIDs at LMC 2 on its ports and its JSON,
-// as the shim hands a sweep over.
-func withOpenSMLIDs(t *testing.T, f *fabric.Fabric) (*fabric.Fabric, []byte) {
-	t.Helper()
-	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := RecordLIDs(f, lids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := fabric.WriteJSON(&b, g); err != nil {
-		t.Fatal(err)
-	}
-	return g, []byte(b.String())
 }
 
 // sameAnswers requires a and b to answer OpenSM alike on f: every
