@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"slices"
 	"sync"
 
 	"slimroute/lft"
@@ -59,20 +60,26 @@ func readSL2VL(m *match, workers int) []switchSL2VL {
 }
 
 // carrySL2VL gives every switch its previous SL-to-VL tables, except that
-// the SL of each spare pair goes to its VL everywhere.
-func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, spares []*escapePair, workers int) error {
+// the SL of each new pair goes to its VL from every in port fed by a
+// switch, and to VL 0 from the others (see escapes).
+func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, fresh []*escapePair, workers int) error {
 	errs := make([]error, len(m.switches))
 	perSwitch(len(m.switches), workers, func(s int) {
 		t := tabs[s]
-		for _, tab := range t.tables {
-			for out := 0; out*16 < len(tab); out++ {
-				for _, pr := range spares {
-					tab[out*16+int(pr.sl)] = pr.vl
+		for in := 0; in < len(t.of) && errs[s] == nil; in++ {
+			tab := t.tables[t.of[in]]
+			if len(fresh) > 0 {
+				tab = slices.Clone(tab)
+				for out := 0; out*16 < len(tab); out++ {
+					for _, pr := range fresh {
+						tab[out*16+int(pr.sl)] = 0
+						if m.nbr[s][in] >= 0 {
+							tab[out*16+int(pr.sl)] = pr.vl
+						}
+					}
 				}
 			}
-		}
-		for in := 0; in < len(t.of) && errs[s] == nil; in++ {
-			errs[s] = b.SetSL2VL(m.switches[s], in, t.tables[t.of[in]])
+			errs[s] = b.SetSL2VL(m.switches[s], in, tab)
 		}
 	})
 	for _, err := range errs {

@@ -1,26 +1,59 @@
 package repair
 
-// escapes hands out spare (SL, VL) pairs for new routes that no SL in use
-// gives increasing VLs under the kept SL2VL tables. A spare pair is an SL
-// that no path used and a VL that no SL in use reaches on any switch; the
-// repair then maps that SL to that VL on every switch, in port and out
-// port, and changes no other SL2VL entry. Packets of the routes on a pair
-// stay on its VL from source to destination and no other packet enters
-// it, so the only dependencies on that VL are those of its own routes: it
-// stays deadlock-free as long as they form no cycle, which is checked as
-// each route is added (first fit over the pairs, then a new pair, as
-// DFSSSP packs routes into VLs; Domke et al., 2011).
+import (
+	"slices"
+
+	"slimroute/lft"
+)
+
+// escapes hands out (SL, VL) pairs for new routes that no SL in use gives
+// increasing VLs under the kept SL2VL tables. On a pair, an SL goes to
+// one VL v on every switch, from every in port fed by a switch to every
+// out port, and no other SL in use goes to v; from an HCA it goes to VL 0,
+// as every first hop does. Packets of the routes on the pair take VL 0 on
+// their first hop and stay on v from the second to the destination, and
+// no other packet enters v. The dependency from the first hop to the
+// second goes from VL 0 to v, and none leaves v, so no cycle can cross
+// between v and the other VLs: the only dependencies that could close
+// one are those of the pair's own routes on v, and the network stays
+// deadlock-free as long as they form no cycle. That is checked as each
+// route is added (first fit over the pairs, then a new pair, as DFSSSP
+// packs routes into VLs; Domke et al., 2011).
+//
+// The pairs an earlier repair made (or DFSSSP's own layers) are found in
+// the previous tables (recognise) with the dependencies of the routes on
+// them, so a chain of repairs keeps sharing one spare VL for as long as
+// its routes stay acyclic. A new pair takes an SL no path uses and a VL
+// no SL in use reaches; the repair then maps that SL to that VL
+// everywhere and changes no other SL2VL entry.
 type escapes struct {
 	m      *match
 	vls    int           // data VLs the switches have
 	sl2vl  []switchSL2VL // the previous SL2VL tables
 	vlUsed *[16]bool
 	pairs  []*escapePair
+	// bySL[sl] is the pair of SL sl, nil if none
+	bySL [16]*escapePair
+	// fresh is how many of pairs the previous tables lacked (the last)
+	fresh int
 }
 
 type escapePair struct {
 	sl, vl uint8
-	next   map[int32][]int32 // channel dependencies: channel -> channels
+	// first says the routes' first hop is on the pair's VL too (a pair of
+	// an older repair); a pair this repair makes puts it on VL 0, as every
+	// first hop, and only the later hops on its VL: a route's first
+	// channel then adds no dependency within the pair's VL
+	first bool
+	// deps counts, per dependency (channel, next channel), the routes on
+	// the pair that make it; next lists, per channel, the channels a
+	// dependency with a count above zero leads to
+	deps map[[2]int32]int32
+	next map[int32][]int32
+}
+
+func newPair(sl, vl uint8) *escapePair {
+	return &escapePair{sl: sl, vl: vl, deps: map[[2]int32]int32{}, next: map[int32][]int32{}}
 }
 
 // channel numbers the channel leaving switch s on port p.
@@ -31,7 +64,7 @@ func channel(s int32, p int) int32 { return s<<8 | int32(p) }
 // route to it. ok is false when no spare SL or VL is left.
 func (e *escapes) place(chs []int32, slUsed func() *[16]bool) (*escapePair, bool) {
 	for _, pr := range e.pairs {
-		if pr.add(chs) {
+		if pr.add(pr.on(chs)) {
 			return pr, true
 		}
 	}
@@ -39,14 +72,15 @@ func (e *escapes) place(chs []int32, slUsed func() *[16]bool) (*escapePair, bool
 	if !ok {
 		return nil, false
 	}
-	pr := &escapePair{sl: sl, vl: vl, next: map[int32][]int32{}}
+	pr := newPair(sl, vl)
 	e.pairs = append(e.pairs, pr)
-	pr.add(chs) // a route alone is a simple path: no cycle
+	e.bySL[sl] = pr
+	e.fresh++
+	pr.add(pr.on(chs)) // a route alone is a simple path: no cycle
 	return pr, true
 }
 
-// spare returns an SL and a VL that neither a path SL nor an earlier pair
-// uses.
+// spare returns an SL and a VL that neither a path SL nor a pair uses.
 func (e *escapes) spare(slUsed *[16]bool) (uint8, uint8, bool) {
 	if e.vlUsed == nil {
 		e.vlUsed = e.m.vlsReached(e.sl2vl, slUsed)
@@ -78,22 +112,59 @@ func (e *escapes) taken(x uint8, isSL bool) bool {
 	return false
 }
 
+// on returns the channels of a route through chs that are on the pair's
+// VL: all but the first unless first.
+func (pr *escapePair) on(chs []int32) []int32 {
+	if pr.first || len(chs) == 0 {
+		return chs
+	}
+	return chs[1:]
+}
+
 // add adds the dependencies of the route through chs, one by one, each
-// only if the graph has no path back from its head to its tail (which
-// would close a cycle, with the pair's routes or the route's own earlier
-// dependencies); if one would, it takes back those it added and reports
-// false.
+// new one only if the graph has no path back from its head to its tail
+// (which would close a cycle, with the pair's routes or the route's own
+// earlier dependencies); if one would, it takes back those it added and
+// reports false.
 func (pr *escapePair) add(chs []int32) bool {
 	for i := 0; i+1 < len(chs); i++ {
-		if pr.reaches(chs[i+1], chs[i]) {
-			for j := i - 1; j >= 0; j-- {
-				pr.next[chs[j]] = pr.next[chs[j]][:len(pr.next[chs[j]])-1]
-			}
+		d := [2]int32{chs[i], chs[i+1]}
+		if pr.deps[d] == 0 && pr.reaches(d[1], d[0]) {
+			pr.remove(chs[:i+1])
 			return false
 		}
-		pr.next[chs[i]] = append(pr.next[chs[i]], chs[i+1])
+		pr.count(d, 1)
 	}
 	return true
+}
+
+// remove takes the dependencies of the route through chs away.
+func (pr *escapePair) remove(chs []int32) {
+	for i := 0; i+1 < len(chs); i++ {
+		pr.count([2]int32{chs[i], chs[i+1]}, -1)
+	}
+}
+
+func (pr *escapePair) count(d [2]int32, by int32) {
+	n := pr.deps[d] + by
+	switch {
+	case n > 0 && n-by == 0:
+		pr.next[d[0]] = append(pr.next[d[0]], d[1])
+	case n == 0:
+		next := pr.next[d[0]]
+		for i, c := range next {
+			if c == d[1] {
+				next[i] = next[len(next)-1]
+				pr.next[d[0]] = next[:len(next)-1]
+				break
+			}
+		}
+	}
+	if n == 0 {
+		delete(pr.deps, d)
+	} else {
+		pr.deps[d] = n
+	}
 }
 
 func (pr *escapePair) reaches(from, to int32) bool {
@@ -113,6 +184,89 @@ func (pr *escapePair) reaches(from, to int32) bool {
 		}
 	}
 	return false
+}
+
+// recognise finds the pairs of the previous tables: an SL some path uses
+// (not SL 0) that goes to one VL v ≥ 1 from every in port with a cable
+// from a switch to every other out port with a cable, and to v or VL 0
+// from in ports with a cable from an HCA, where no other SL in use goes
+// to v. The dependencies of the routes on them are added by
+// routesOnPairs.
+func (e *escapes) recognise(slUsed *[16]bool) {
+	var vlOf, hcaVL [16]int
+	for sl := range vlOf {
+		vlOf[sl], hcaVL[sl] = -1, -1
+		if !slUsed[sl] || sl == 0 {
+			vlOf[sl] = -2 // not a candidate
+		}
+	}
+	var reached [16][16]bool // [vl][sl]: some entry puts sl on vl
+	m := e.m
+	for s := range m.switches {
+		for in, t := range e.sl2vl[s].of {
+			if m.back[s][in] < 0 {
+				continue // no packet enters there
+			}
+			tab := e.sl2vl[s].tables[t]
+			for out := 1; out*16 < len(tab); out++ {
+				if m.back[s][out] < 0 || out == in {
+					continue
+				}
+				for sl, vl := range tab[out*16 : out*16+16] {
+					vl &= 15
+					reached[vl][sl] = true
+					switch {
+					case vlOf[sl] == -2:
+					case m.nbr[s][in] < 0:
+						hcaVL[sl] = max(hcaVL[sl], int(vl)) // checked below
+					case vlOf[sl] == -1:
+						vlOf[sl] = int(vl)
+					case vlOf[sl] != int(vl):
+						vlOf[sl] = -2
+					}
+				}
+			}
+		}
+	}
+	for sl, vl := range vlOf {
+		if vl < 1 || (hcaVL[sl] != 0 && hcaVL[sl] != vl) {
+			continue
+		}
+		alone := true
+		for other := range 16 {
+			alone = alone && (other == sl || !slUsed[other] || !reached[vl][other])
+		}
+		if alone {
+			pr := newPair(uint8(sl), uint8(vl))
+			pr.first = hcaVL[sl] == vl
+			e.pairs = append(e.pairs, pr)
+			e.bySL[sl] = pr
+		}
+	}
+}
+
+// routesOnPairs adds to each recognised pair the dependencies of the
+// routes the carried tables put on it (as far as each leads: a route over
+// a gone cable is repaired, and its dependencies taken away, later).
+func (r *rerouter) routesOnPairs() {
+	if len(r.esc.pairs) == 0 {
+		return
+	}
+	for s, rows := range r.slRows {
+		for _, row := range rows {
+			for lid, sl := range row.sl {
+				if pr := r.esc.bySL[sl&15]; pr != nil && !pr.add(pr.on(r.oldChannels(int32(s), lft.LID(lid)))) {
+					r.esc.drop(pr) // a cycle already: put nothing more on it
+				}
+			}
+		}
+	}
+}
+
+// drop takes pair pr out of use.
+func (e *escapes) drop(pr *escapePair) {
+	e.pairs = slices.DeleteFunc(e.pairs, func(x *escapePair) bool { return x == pr })
+	e.bySL[pr.sl] = nil
 }
 
 // vlsReached returns the VLs the previous SL2VL tables put packets of the

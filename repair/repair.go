@@ -97,15 +97,18 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	}
 	sl2vl := readSL2VL(m, opts.Workers)
 	r := newRerouter(m, rows, slRows, sl2vl, vls)
+	inUse := r.pathSLs()
+	r.esc.recognise(&inUse)
+	r.routesOnPairs()
 	for _, a := range affectedLIDs(m, rows, lids) {
 		if err := r.repairLID(lids, a, slRows, &st); err != nil {
 			return nil, st, err
 		}
 	}
-	for _, pr := range r.esc.pairs {
+	for _, pr := range r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:] {
 		st.Spares = append(st.Spares, Spare{SL: pr.sl, VL: pr.vl})
 	}
-	if err := carrySL2VL(m, b, sl2vl, r.esc.pairs, opts.Workers); err != nil {
+	if err := carrySL2VL(m, b, sl2vl, r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:], opts.Workers); err != nil {
 		return nil, st, err
 	}
 	if opts.Clock != nil {
@@ -132,7 +135,14 @@ func (r *rerouter) repairLID(lids *lft.LIDs, a seeded, slRows [][]*slRow, st *St
 	}
 	st.LIDs++
 	st.Crossed += len(r.brk)
-	return r.grow(lid, slRows, st)
+	leaving := r.leavingPairs(lid, r.brk)
+	if err := r.grow(lid, slRows, st); err != nil {
+		return err
+	}
+	for _, x := range leaving {
+		x.pr.remove(x.chs)
+	}
+	return nil
 }
 
 // seeded is a LID with the switches whose entries for it name a port

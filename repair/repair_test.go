@@ -148,6 +148,12 @@ func TestRepairChangesOnlyWhatCrossedTheFailure(t *testing.T) {
 // checkRepair checks every property of a repair from prev to got on f.
 func checkRepair(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st Stats) {
 	t.Helper()
+	checkRepairVLs(t, prev, got, f, st, 4)
+}
+
+// checkRepairVLs is checkRepair on switches with vls data VLs.
+func checkRepairVLs(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st Stats, vls int) {
+	t.Helper()
 	rep, err := verify.Check(got, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +161,8 @@ func checkRepair(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st Stats
 	if !rep.Acyclic() {
 		t.Fatalf("credit loop: %s", rep.CycleString())
 	}
-	if rep.VLs > 4 {
-		t.Fatalf("%d VLs, want at most 4", rep.VLs)
+	if rep.VLs > vls {
+		t.Fatalf("%d VLs, want at most %d", rep.VLs, vls)
 	}
 	c := &crossing{prev: prev, f: f, memo: map[[2]int]bool{}}
 	checkEntries(t, c, got, st)
@@ -221,7 +227,8 @@ func checkPathSLs(t *testing.T, c *crossing, got *lft.Tables) {
 }
 
 // checkSL2VL: every SL-to-VL entry a packet can meet is the previous one,
-// except that a spare pair's SL goes to its VL.
+// except that a spare pair's SL goes to its VL from in ports fed by a
+// switch, and to VL 0 from HCAs.
 func checkSL2VL(t *testing.T, prev, got *lft.Tables, spares []Spare) {
 	t.Helper()
 	f, pf := got.Fabric(), prev.Fabric()
@@ -238,7 +245,10 @@ func checkSL2VL(t *testing.T, prev, got *lft.Tables, spares []Spare) {
 					a, b := prev.SL2VL(psw, in, out, sl), got.SL2VL(sw, in, out, sl)
 					for _, sp := range spares {
 						if sp.SL == sl {
-							a = sp.VL
+							a = 0 // the first hop, from an HCA (or the switch itself)
+							if peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: in}); ok && f.Kind(peer.Node) == fabric.Switch {
+								a = sp.VL
+							}
 						}
 					}
 					if a != b {

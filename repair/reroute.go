@@ -35,6 +35,7 @@ type rerouter struct {
 	group []int32
 	sls   []uint8
 	chs   []int32
+	old   []int32 // scratch of oldChannels
 	sib   []int32 // channels of the routes to the sibling LIDs (siblingChannels)
 	share []int32 // per port of the switch being repaired: channels shared with sib
 	// the path-SL rows of each switch's HCAs, the SLs they use before the
@@ -330,26 +331,32 @@ func (r *rerouter) next(s int32, lid lft.LID) int32 {
 	return r.m.nbr[s][p]
 }
 
-// slsInUse returns the SLs the previous tables give any path (and SL 0),
-// found on first use: only these may be picked for a new route under the
-// kept SL2VL tables, and the spare pairs take SLs outside them.
+// slsInUse returns the SLs the previous tables give any path (and SL 0)
+// but for the pairs' SLs, found on first use: only these may be picked
+// for a new route under the kept SL2VL tables.
 func (r *rerouter) slsInUse() *[16]bool {
 	if r.slUsed == nil {
-		var used [16]bool
-		used[0] = true
-		for _, rows := range r.slRows {
-			for _, row := range rows {
-				for _, sl := range row.sl {
-					used[sl&15] = true
-				}
-			}
-		}
+		used := r.pathSLs()
 		for _, pr := range r.esc.pairs {
-			used[pr.sl] = false // only repaired routes carry it
+			used[pr.sl] = false // only routes on the pair carry it
 		}
 		r.slUsed = &used
 	}
 	return r.slUsed
+}
+
+// pathSLs returns the SLs the carried path-SL rows hold, and SL 0.
+func (r *rerouter) pathSLs() [16]bool {
+	var used [16]bool
+	used[0] = true
+	for _, rows := range r.slRows {
+		for _, row := range rows {
+			for _, sl := range row.sl {
+				used[sl&15] = true
+			}
+		}
+	}
+	return used
 }
 
 // commit makes port p broken switch b's next hop toward lid, with path
@@ -431,4 +438,33 @@ func (r *rerouter) walk(s int32, lid lft.LID, fn func(ch int32)) {
 		fn(channel(s, p))
 		s = r.m.nbr[s][p]
 	}
+}
+
+// oldChannels lists the switch-to-switch channels of the route from s to
+// lid in the tables as they are (before lid's repair), in a scratch slice.
+func (r *rerouter) oldChannels(s int32, lid lft.LID) []int32 {
+	chs := r.old[:0]
+	r.walk(s, lid, func(ch int32) { chs = append(chs, ch) })
+	r.old = chs
+	return chs
+}
+
+// onPair is a route on an escape pair before a repair changed it.
+type onPair struct {
+	pr  *escapePair
+	chs []int32
+}
+
+// leavingPairs lists the routes on pairs from the switches in brk to lid,
+// before they are re-routed: their dependencies are taken away after.
+func (r *rerouter) leavingPairs(lid lft.LID, brk []int32) []onPair {
+	var out []onPair
+	for _, b := range brk {
+		for _, row := range r.slRows[b] {
+			if pr := r.esc.bySL[row.sl[lid]&15]; pr != nil {
+				out = append(out, onPair{pr, slices.Clone(pr.on(r.oldChannels(b, lid)))})
+			}
+		}
+	}
+	return out
 }
