@@ -4,17 +4,25 @@ import (
 	"slices"
 	"sync"
 
+	"slimroute/fabric"
+
 	"slimroute/lft"
 )
 
 // carryLFTs copies every switch's previous table into the new tables,
-// with the LIDs of gone ports dropped, and returns the rows to repair in
-// place (per switch index).
+// with the LIDs of gone ports dropped and base's entries toward the LIDs
+// of ports back in, and returns the rows to repair in place (per switch
+// index).
 func carryLFTs(m *match, b *lft.Builder, lids *lft.LIDs, workers int) [][]uint8 {
-	var gone []lft.LID
+	var gone, back []lft.LID
 	for lid := lft.LID(1); lid <= lids.Top(); lid++ {
-		if _, _, ok := lids.Owner(lid); !ok {
+		_, _, now := lids.Owner(lid)
+		_, _, before := m.prev.LIDs().Owner(lid)
+		switch {
+		case !now:
 			gone = append(gone, lid)
+		case !before:
+			back = append(back, lid)
 		}
 	}
 	rows := make([][]uint8, len(m.switches))
@@ -22,9 +30,12 @@ func carryLFTs(m *match, b *lft.Builder, lids *lft.LIDs, workers int) [][]uint8 
 		rows[s] = b.LFT(sw)
 	}
 	perSwitch(len(rows), workers, func(s int) {
-		m.prev.CopyLFT(rows[s], m.prevSw[s])
+		m.src[s].CopyLFT(rows[s], m.prevSw[s])
 		for _, lid := range gone {
 			rows[s][lid] = lft.Drop
+		}
+		for _, lid := range back {
+			rows[s][lid] = m.base.Port(m.baseSw[s], lid)
 		}
 	})
 	return rows
@@ -35,28 +46,96 @@ func carryLFTs(m *match, b *lft.Builder, lids *lft.LIDs, workers int) [][]uint8 
 type switchSL2VL struct {
 	tables [][]uint8
 	of     []int // per in port 0..ports: index in tables
+	// fresh[p] says port p has a cable its tables' fabric lacked (back
+	// in, with a base): entries from or to it are base's, and a pair's SL
+	// is set on them once the pairs are known (fillPairs)
+	fresh []bool
 }
 
-// readSL2VL takes every switch's SL-to-VL tables from the previous tables.
+// vl returns the VL of a packet of SL sl entering on port in and leaving
+// on port out.
+func (t *switchSL2VL) vl(in, out int, sl uint8) uint8 {
+	return t.tables[t.of[in]][out*16+int(sl)]
+}
+
+// readSL2VL takes every switch's SL-to-VL tables from the previous tables
+// (from base for a switch back in), with base's entries from and to the
+// ports whose cables are back in.
 func readSL2VL(m *match, workers int) []switchSL2VL {
 	out := make([]switchSL2VL, len(m.switches))
 	perSwitch(len(m.switches), workers, func(s int) {
-		ps, n := m.prevSw[s], m.f.Ports(m.switches[s])
+		src, ps, n := m.src[s], m.prevSw[s], m.f.Ports(m.switches[s])
 		byClass := map[int]int{}
-		t := switchSL2VL{of: make([]int, n+1)}
+		t := switchSL2VL{of: make([]int, n+1), fresh: m.freshPorts(s)}
 		for in := 0; in <= n; in++ {
-			c := m.prev.SL2VLClass(ps, in)
+			c := src.SL2VLClass(ps, in)
 			i, ok := byClass[c]
 			if !ok {
 				i = len(t.tables)
 				byClass[c] = i
-				t.tables = append(t.tables, m.prev.SL2VLTable(ps, in))
+				t.tables = append(t.tables, src.SL2VLTable(ps, in))
 			}
 			t.of[in] = i
+		}
+		if slices.Contains(t.fresh, true) {
+			t.withBase(m, s)
 		}
 		out[s] = t
 	})
 	return out
+}
+
+// freshPorts marks the ports of switch s whose cables its tables' fabric
+// lacked, all of them for a switch back in (nil without a base).
+func (m *match) freshPorts(s int) []bool {
+	if m.base == nil {
+		return nil
+	}
+	fresh := make([]bool, len(m.nbr[s]))
+	for p := 1; p < len(fresh); p++ {
+		_, had := m.src[s].Fabric().Peer(fabric.PortRef{Node: m.prevSw[s], Port: p})
+		fresh[p] = m.back[s][p] >= 0 && (!had || m.src[s] != m.prev)
+	}
+	return fresh
+}
+
+// withBase gives every in port a table of its own, with base's entries
+// where the in or the out port is fresh.
+func (t *switchSL2VL) withBase(m *match, s int) {
+	tables := make([][]uint8, len(t.of))
+	for in := range t.of {
+		tab := slices.Clone(t.tables[t.of[in]])
+		for out := 1; out*16 < len(tab); out++ {
+			if t.fresh[in] || t.fresh[out] {
+				for sl := range 16 {
+					tab[out*16+sl] = m.base.SL2VL(m.baseSw[s], in, out, uint8(sl))
+				}
+			}
+		}
+		tables[in], t.of[in] = tab, in
+	}
+	t.tables = tables
+}
+
+// fillPairs sets the SL of every pair of the previous tables on the
+// entries from and to fresh ports, as the pair has it elsewhere.
+func fillPairs(m *match, tabs []switchSL2VL, pairs []*escapePair) {
+	for s := range tabs {
+		t := &tabs[s]
+		if !slices.Contains(t.fresh, true) {
+			continue
+		}
+		for in := range t.of {
+			tab := t.tables[t.of[in]]
+			for out := 1; out*16 < len(tab); out++ {
+				if t.fresh[in] || t.fresh[out] {
+					for _, pr := range pairs {
+						tab[out*16+int(pr.sl)] = pr.vlFrom(m.nbr[s][in] >= 0)
+					}
+				}
+			}
+		}
+	}
 }
 
 // carrySL2VL gives every switch its previous SL-to-VL tables, except that
@@ -72,10 +151,7 @@ func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, fresh []*escapePai
 				tab = slices.Clone(tab)
 				for out := 0; out*16 < len(tab); out++ {
 					for _, pr := range fresh {
-						tab[out*16+int(pr.sl)] = 0
-						if m.nbr[s][in] >= 0 {
-							tab[out*16+int(pr.sl)] = pr.vl
-						}
+						tab[out*16+int(pr.sl)] = pr.vlFrom(m.nbr[s][in] >= 0)
 					}
 				}
 			}
@@ -91,30 +167,43 @@ func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, fresh []*escapePai
 }
 
 // carrySLs gives the HCA ports of every switch the path SLs they had,
-// one row per switch and previous path-SL class, and returns the rows of
-// each switch index for the repair to change.
+// one row per switch and previous path-SL class (of base's, for a port
+// back in), and returns the rows of each switch index for the repair to
+// change. Toward the LIDs of ports back in, a row takes base's SLs.
 func carrySLs(m *match, b *lft.Builder, lids *lft.LIDs) ([][]*slRow, error) {
 	rowsOf := make([][]*slRow, len(m.switches))
-	classOf := map[[2]int]int{} // (switch index, previous class) -> row number
+	type key struct {
+		s                int32
+		src              *lft.Tables
+		class, baseClass int
+	}
+	rowOf := map[key]int{} // -> row number
 	for _, pl := range lids.Ports() {
 		peer, ok := m.f.Peer(pl.Port)
 		if pl.Port.Port == 0 || !ok || m.index[peer.Node] < 0 {
 			continue
 		}
 		s := m.index[peer.Node]
-		pp, _ := m.prevPort(pl.Port)
-		cls := m.prev.SLClass(pp)
-		key := [2]int{int(s), cls}
-		n, seen := classOf[key]
+		src, pp, _ := m.portIn(pl.Port)
+		k := key{s, src, src.SLClass(pp), -1}
+		if m.base != nil {
+			bp, _ := m.portOf(m.base, pl.Port)
+			k.baseClass = m.base.SLClass(bp)
+		}
+		n, seen := rowOf[k]
 		if !seen {
 			var sl []uint8
 			n, sl = b.AddSLRow()
-			m.prev.CopyClassSLs(sl, cls)
-			classOf[key] = n
-			rowsOf[s] = append(rowsOf[s], &slRow{class: cls, sl: sl})
+			src.CopyClassSLs(sl, k.class)
+			if m.base != nil && src != m.base {
+				bp, _ := m.portOf(m.base, pl.Port)
+				m.backSLs(sl, lids, bp)
+			}
+			rowOf[k] = n
+			rowsOf[s] = append(rowsOf[s], &slRow{src: src, class: k.class, baseClass: k.baseClass, sl: sl})
 		}
 		for _, row := range rowsOf[s] {
-			if row.class == cls {
+			if row.src == src && row.class == k.class && row.baseClass == k.baseClass {
 				row.addIn(m, s, peer.Port)
 			}
 		}
@@ -125,12 +214,25 @@ func carrySLs(m *match, b *lft.Builder, lids *lft.LIDs) ([][]*slRow, error) {
 	return rowsOf, nil
 }
 
+// backSLs sets, in the path-SL row sl, the SLs toward the LIDs prev
+// lacks (those of ports back in) to base's for its port bp.
+func (m *match) backSLs(sl []uint8, lids *lft.LIDs, bp fabric.PortRef) {
+	for _, pl := range lids.Ports() {
+		if _, _, before := m.prev.LIDs().Owner(pl.Base); before {
+			continue
+		}
+		for lid := pl.Base; lid <= pl.Top(); lid++ {
+			sl[lid] = m.base.PathSL(bp, lid)
+		}
+	}
+}
+
 // addIn records in port in of switch s as an entry of the row's HCAs,
 // unless an in port of the same SL2VL class is already recorded.
 func (row *slRow) addIn(m *match, s int32, in int) {
-	ps := m.prevSw[s]
+	src, ps := m.src[s], m.prevSw[s]
 	for _, have := range row.ins {
-		if m.prev.SL2VLClass(ps, have) == m.prev.SL2VLClass(ps, in) {
+		if src.SL2VLClass(ps, have) == src.SL2VLClass(ps, in) {
 			return
 		}
 	}

@@ -112,6 +112,15 @@ func (e *escapes) taken(x uint8, isSL bool) bool {
 	return false
 }
 
+// vlFrom returns the VL the pair's SL goes to from an in port fed by a
+// switch (fromSwitch) or not.
+func (pr *escapePair) vlFrom(fromSwitch bool) uint8 {
+	if fromSwitch || pr.first {
+		return pr.vl
+	}
+	return 0
+}
+
 // on returns the channels of a route through chs that are on the pair's
 // VL: all but the first unless first.
 func (pr *escapePair) on(chs []int32) []int32 {
@@ -203,13 +212,14 @@ func (e *escapes) recognise(slUsed *[16]bool) {
 	var reached [16][16]bool // [vl][sl]: some entry puts sl on vl
 	m := e.m
 	for s := range m.switches {
+		fresh := func(p int) bool { return e.sl2vl[s].fresh != nil && e.sl2vl[s].fresh[p] }
 		for in, t := range e.sl2vl[s].of {
-			if m.back[s][in] < 0 {
-				continue // no packet enters there
+			if m.back[s][in] < 0 || fresh(in) {
+				continue // no packet enters there, or base's entries
 			}
 			tab := e.sl2vl[s].tables[t]
 			for out := 1; out*16 < len(tab); out++ {
-				if m.back[s][out] < 0 || out == in {
+				if m.back[s][out] < 0 || out == in || fresh(out) {
 					continue
 				}
 				for sl, vl := range tab[out*16 : out*16+16] {
@@ -255,7 +265,11 @@ func (r *rerouter) routesOnPairs() {
 	for s, rows := range r.slRows {
 		for _, row := range rows {
 			for lid, sl := range row.sl {
-				if pr := r.esc.bySL[sl&15]; pr != nil && !pr.add(pr.on(r.oldChannels(int32(s), lft.LID(lid)))) {
+				pr := r.esc.bySL[sl&15]
+				if pr == nil || !r.carried(int32(s), lft.LID(lid)) {
+					continue // a route back in is chosen afresh
+				}
+				if !pr.add(pr.on(r.oldChannels(int32(s), lft.LID(lid)))) {
 					r.esc.drop(pr) // a cycle already: put nothing more on it
 				}
 			}

@@ -11,9 +11,11 @@ import (
 // switch, with the switch-side ports those HCAs enter on (one per SL2VL
 // class of in port: ports of one class put a packet on the same VLs).
 type slRow struct {
-	class int // the HCAs' path-SL class in the previous tables
-	sl    []uint8
-	ins   []int
+	src       *lft.Tables // the tables the HCAs' path SLs come from: prev, or base for HCAs back in
+	class     int         // the HCAs' path-SL class there
+	baseClass int         // … and in base (with base)
+	sl        []uint8
+	ins       []int
 }
 
 // fitSLs finds path SLs for the new route from source switch src to lid
@@ -64,7 +66,7 @@ func (r *rerouter) increasing(src int32, lid lft.LID, ins []int, sl uint8) bool 
 			if hops > len(r.m.switches) || out >= len(r.m.nbr[s]) || r.m.nbr[s][out] < 0 {
 				return false // not a route to lid; refuse rather than loop
 			}
-			vl := int(r.m.prev.SL2VL(r.m.prevSw[s], in, out, sl))
+			vl := int(r.esc.sl2vl[s].vl(in, out, sl))
 			if vl <= last {
 				return false
 			}

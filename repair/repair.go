@@ -26,6 +26,12 @@ type Options struct {
 	// VLs is how many data VLs the switches run (0: 8): a spare VL for
 	// routes no SL in use fits must be below it.
 	VLs int
+	// Base, when set, is the routing of the whole fabric a chain of
+	// repairs started from (its last full computation): when something is
+	// back in, every route base has that is whole again returns to it
+	// (see restoreLID), and a switch or port back in takes its tables and
+	// LIDs from it. Without, a repair only follows failures.
+	Base *lft.Tables
 	// Clock, when set, times the repair (Stats.Time).
 	Clock func() time.Time
 }
@@ -38,8 +44,12 @@ type Stats struct {
 	// gone cable or switch (or led nowhere): the only entries Repair may
 	// change.
 	Crossed int
-	// Changed counts the entries that now name another port; ≤ Crossed.
+	// Changed counts the entries that now name another port; ≤ Crossed
+	// + Restored.
 	Changed int
+	// Restored counts the entries given back base's port (Options.Base:
+	// their route in base is whole again).
+	Restored int
 	// GoneLIDs counts the LIDs of ports that are gone (an HCA whose cable
 	// or switch failed, a failed switch): no switch forwards them any more.
 	GoneLIDs int
@@ -71,12 +81,28 @@ func (s Spare) String() string { return fmt.Sprintf("SL %d on VL %d", s.SL, s.VL
 // on prev's routes having VLs that increase hop by hop (hop-indexed
 // tables; see fitSLs): the caller verifies it (verify.Check) before use.
 func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stats, error) {
+	if opts.Base != nil && opts.Base != prev && sameCabling(opts.Base.Fabric(), f) {
+		return backToBase(prev, f, opts)
+	}
+	tab, st, err := repair(prev, f, opts, true)
+	if err != nil && opts.Base != nil {
+		// something back in whose base routes do not fit: keep the
+		// previous routes, route only what is back
+		if tab2, st2, err2 := repair(prev, f, opts, false); err2 == nil {
+			return tab2, st2, nil
+		}
+	}
+	return tab, st, err
+}
+
+// repair is Repair; restore says whether routes may return to base's.
+func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (*lft.Tables, Stats, error) {
 	var st Stats
 	var start time.Time
 	if opts.Clock != nil {
 		start = opts.Clock()
 	}
-	m, err := newMatch(prev, f)
+	m, err := newMatch(prev, opts.Base, f)
 	if err != nil {
 		return nil, st, err
 	}
@@ -97,10 +123,17 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	}
 	sl2vl := readSL2VL(m, opts.Workers)
 	r := newRerouter(m, rows, slRows, sl2vl, vls)
+	r.lids = lids
 	inUse := r.pathSLs()
 	r.esc.recognise(&inUse)
+	fillPairs(m, sl2vl, r.esc.pairs)
 	r.routesOnPairs()
-	for _, a := range affectedLIDs(m, rows, lids) {
+	work := affectedLIDs(m, rows, lids)
+	if m.added {
+		r.restore = restore && r.restoring(lids)
+		work = everyLID(lids, work)
+	}
+	for _, a := range work {
 		if err := r.repairLID(lids, a, slRows, &st); err != nil {
 			return nil, st, err
 		}
@@ -117,32 +150,53 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	return b.Tables(), st, nil
 }
 
-// repairLID re-routes the switches whose routes toward lid broke and
-// picks the path SLs of the routes that changed.
+// repairLID re-routes the switches whose routes toward lid broke (and,
+// restoring, gives back base's routes that are whole again) and picks the
+// path SLs of the routes that changed.
 func (r *rerouter) repairLID(lids *lft.LIDs, a seeded, slRows [][]*slRow, st *Stats) error {
 	lid := a.lid
 	root, port, ok := r.root(lids, lid)
 	if !ok {
 		return nil
 	}
+	before := r.onPairsToward(lid)
 	if r.rows[root][lid] != port {
 		st.Crossed++
 		st.Changed++
 	}
-	r.classify(lid, root, port, a.seeds)
-	if len(r.brk) == 0 {
-		return nil
+	seeds := a.seeds
+	switch {
+	case r.restore:
+		seeds = r.restoreLID(lid, root, port, seeds, st)
+	case r.m.added:
+		seeds = r.backSeeds(lid, root, seeds)
 	}
-	st.LIDs++
-	st.Crossed += len(r.brk)
-	leaving := r.leavingPairs(lid, r.brk)
-	if err := r.grow(lid, slRows, st); err != nil {
-		return err
+	r.classify(lid, root, port, seeds)
+	if len(r.brk) > 0 {
+		st.LIDs++
+		st.Crossed += len(r.brk)
+		if err := r.grow(lid, slRows, st); err != nil {
+			return err
+		}
 	}
-	for _, x := range leaving {
-		x.pr.remove(x.chs)
-	}
+	r.settlePairs(lid, before)
 	return nil
+}
+
+// everyLID lists every LID of lids in order, with its seeds in work.
+func everyLID(lids *lft.LIDs, work []seeded) []seeded {
+	var out []seeded
+	for lid := lft.LID(1); lid <= lids.Top(); lid++ {
+		if _, _, ok := lids.Owner(lid); !ok {
+			continue
+		}
+		a := seeded{lid: lid}
+		if len(work) > 0 && work[0].lid == lid {
+			a, work = work[0], work[1:]
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // seeded is a LID with the switches whose entries for it name a port
@@ -164,11 +218,11 @@ func affectedLIDs(m *match, rows [][]uint8, lids *lft.LIDs) []seeded {
 	var hits []hit
 	for s := range m.switches {
 		var dead [256]bool // ports past the last are dead too; Drop is not
-		scan := m.pf == m.f
+		scan := m.pf == m.f || m.base != nil
 		for p := 1; p < len(dead)-1; p++ {
 			dead[p] = p >= len(m.same[s]) || !m.same[s][p]
 			if p < len(m.same[s]) && dead[p] {
-				_, had := m.pf.Peer(fabric.PortRef{Node: m.prevSw[s], Port: p})
+				_, had := m.src[s].Fabric().Peer(fabric.PortRef{Node: m.prevSw[s], Port: p})
 				scan = scan || had
 			}
 		}
@@ -193,4 +247,48 @@ func affectedLIDs(m *match, rows [][]uint8, lids *lft.LIDs) []seeded {
 		out[len(out)-1].seeds = append(out[len(out)-1].seeds, h.s)
 	}
 	return out
+}
+
+// backToBase returns base's tables on f, which has everything base's
+// fabric has: the chain of repairs ends where it started. Stats counts
+// the entries and path SLs that differ from prev as restored.
+func backToBase(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stats, error) {
+	base := opts.Base
+	opts.Base = nil
+	tab, st, err := Repair(base, f, opts)
+	if err != nil {
+		return nil, st, err
+	}
+	pf := prev.Fabric()
+	for _, sw := range tab.Switches() {
+		psw, ok := pf.NodeByGUID(f.GUID(sw))
+		for _, pl := range tab.LIDs().Ports() {
+			for lid := pl.Base; lid <= pl.Top(); lid++ {
+				if !ok || prev.Port(psw, lid) != tab.Port(sw, lid) {
+					st.Changed++
+					st.Restored++
+				}
+			}
+		}
+	}
+	return tab, st, nil
+}
+
+// sameCabling says whether fabrics a and b have the same nodes (by GUID)
+// and the same cables (by node GUID and port).
+func sameCabling(a, b *fabric.Fabric) bool {
+	if a.NumNodes() != b.NumNodes() || a.NumLinks() != b.NumLinks() {
+		return false
+	}
+	for _, l := range a.Links() {
+		x, ok1 := b.NodeByGUID(a.GUID(l.A.Node))
+		y, ok2 := b.NodeByGUID(a.GUID(l.B.Node))
+		if !ok1 || !ok2 {
+			return false
+		}
+		if peer, ok := b.Peer(fabric.PortRef{Node: x, Port: l.A.Port}); !ok || peer != (fabric.PortRef{Node: y, Port: l.B.Port}) {
+			return false
+		}
+	}
+	return true
 }

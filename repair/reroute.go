@@ -44,6 +44,12 @@ type rerouter struct {
 	slUsed *[16]bool
 	esc    *escapes
 	load   [][]int32 // per switch index and port; nil until needed
+	// restore: give back base's routes that are whole again (restoreLID);
+	// whole: its scratch
+	restore bool
+	whole   []int8
+	up      []int32
+	lids    *lft.LIDs // the new LID plan
 }
 
 func newRerouter(m *match, rows [][]uint8, slRows [][]*slRow, sl2vl []switchSL2VL, vls int) *rerouter {
@@ -235,7 +241,7 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	// longer than the fewest, as the layer's own search would, up to 3
 	// hops (longer ones would not fit the three VLs of the hop-indexed
 	// scheme and take the spare SLs, which a later repair may need).
-	own, off, _ := r.m.prev.LIDs().Owner(lid)
+	own, off, _ := r.lids.Owner(lid)
 	extra := int32(0)
 	if off > 0 {
 		extra = 1
@@ -447,24 +453,4 @@ func (r *rerouter) oldChannels(s int32, lid lft.LID) []int32 {
 	r.walk(s, lid, func(ch int32) { chs = append(chs, ch) })
 	r.old = chs
 	return chs
-}
-
-// onPair is a route on an escape pair before a repair changed it.
-type onPair struct {
-	pr  *escapePair
-	chs []int32
-}
-
-// leavingPairs lists the routes on pairs from the switches in brk to lid,
-// before they are re-routed: their dependencies are taken away after.
-func (r *rerouter) leavingPairs(lid lft.LID, brk []int32) []onPair {
-	var out []onPair
-	for _, b := range brk {
-		for _, row := range r.slRows[b] {
-			if pr := r.esc.bySL[row.sl[lid]&15]; pr != nil {
-				out = append(out, onPair{pr, slices.Clone(pr.on(r.oldChannels(b, lid)))})
-			}
-		}
-	}
-	return out
 }
