@@ -25,6 +25,10 @@ import (
 // exported cgo functions only translate C values.
 type State struct {
 	tables *lft.Tables
+	// base is the routing the repairs since the last full computation
+	// started from (of the whole fabric as far as known): a repair returns
+	// routes to it as cables and switches come back
+	base *lft.Tables
 	// the last full computation's VL assignment, for an HCA's egress VL,
 	// and the spare SLs repairs added since, with their VLs
 	assign *deadlock.Assignment
@@ -90,7 +94,12 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	if err != nil {
 		return nil, inSettingsTerms(fmt.Errorf("%s%w", why, err))
 	}
-	st := &State{tables: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res), vls: cfg.VLs}
+	st := &State{tables: res.Tables, base: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res), vls: cfg.VLs}
+	if last != nil && last.base != nil && bytes.Equal(last.settings, settings) && smallChange(last.base.Fabric(), f) == "" {
+		// a full recompute of a fabric with some of the base's cables or
+		// switches gone: routes still return to the base as they come back
+		st.base = last.base
+	}
 	return st.indexed(), nil
 }
 

@@ -19,14 +19,20 @@ const (
 )
 
 // repairLast repairs the last routing for fabric f when f differs from
-// its fabric by a few cables or switches gone and nothing added, the LIDs
+// the base routing's fabric (the last full computation's) by a few cables
+// or switches gone and nothing else — so cables and switches coming back
+// are repaired too, their routes returning to the base's — the LIDs
 // OpenSM assigned are the ones the tables hold, and the repaired tables
 // pass the verifier. Otherwise it reports false and why.
 func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, string, bool) {
-	if why := smallChange(last.tables.Fabric(), f); why != "" {
+	base := last.base
+	if base == nil {
+		base = last.tables
+	}
+	if why := smallChange(base.Fabric(), f); why != "" {
 		return nil, fmt.Sprintf("the subnet changed more than a repair covers (%s); recomputing in full", why), false
 	}
-	tab, st, err := repair.Repair(last.tables, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs})
+	tab, st, err := repair.Repair(last.tables, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Base: base})
 	if err != nil {
 		return nil, fmt.Sprintf("cannot repair the last routing (%v); recomputing in full", err), false
 	}
@@ -46,13 +52,14 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	for _, sp := range st.Spares {
 		spares[sp.SL] = sp.VL
 	}
-	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d path SLs changed, %d routes on spare SLs %v; verifier: no loops, acyclic CDG over %d paths on %d VLs",
-		st.LIDs, st.Changed, st.Crossed, st.PathSLs, st.Escaped, st.Spares, rep.Walks, rep.VLs)
-	return &State{tables: tab, assign: last.assign, spares: spares, settings: last.settings, summary: text, vls: last.vls}, text, true
+	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d path SLs changed, %d routes on spare SLs %v; verifier: no loops, acyclic CDG over %d paths on %d VLs",
+		st.LIDs, st.Changed, st.Crossed, st.Restored, st.PathSLs, st.Escaped, st.Spares, rep.Walks, rep.VLs)
+	return &State{tables: tab, base: base, assign: last.assign, spares: spares, settings: last.settings, summary: text, vls: last.vls}, text, true
 }
 
 // smallChange says why fabric g is not old with a few cables or switches
-// removed ("" if it is): a node or cable was added, or too many are gone.
+// removed ("" if it is): a node or cable old lacks was added, or too many
+// are gone.
 func smallChange(old, g *fabric.Fabric) string {
 	for _, id := range g.IDsOf(fabric.Switch) {
 		if _, ok := old.NodeByGUID(g.Node(id).GUID); !ok {
@@ -66,8 +73,10 @@ func smallChange(old, g *fabric.Fabric) string {
 			continue
 		}
 		inter++
-		if !linked(old, g, l.A, l.B) {
-			gone++
+		_, okA := g.NodeByGUID(old.GUID(l.A.Node))
+		_, okB := g.NodeByGUID(old.GUID(l.B.Node))
+		if okA && okB && !linked(old, g, l.A, l.B) {
+			gone++ // a gone switch's cables count with the switch
 		}
 	}
 	for _, l := range g.Links() {
