@@ -53,7 +53,7 @@ func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, refuse bool, j
 	}
 	// the LIDs stay (OpenSM keeps them): a full recompute on the way
 	// takes them from the fabric
-	f, err = recordLIDs(f, base.Tables.LIDs())
+	f, err = lft.RecordLIDs(f, base.Tables.LIDs().Ports())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,22 +138,6 @@ func TestChainsOfFailuresRepairEveryStep(t *testing.T) {
 			}
 		}
 	}
-}
-
-// recordLIDs returns f with the LIDs of lids recorded on its ports, as
-// OpenSM's subnet gives them to the plugin.
-func recordLIDs(f *fabric.Fabric, lids *lft.LIDs) (*fabric.Fabric, error) {
-	nodes := f.Nodes()
-	for _, p := range lids.Ports() {
-		n := &nodes[p.Port.Node]
-		if n.Attrs == nil {
-			n.Attrs = map[int]fabric.PortAttr{}
-		}
-		a := n.Attrs[p.Port.Port]
-		a.LID, a.LMC = uint16(p.Base), p.LMC
-		n.Attrs[p.Port.Port] = a
-	}
-	return fabric.New(nodes, f.Links())
 }
 
 // checkPlugBack checks a repair from prev to got on a fabric with

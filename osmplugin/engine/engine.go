@@ -129,17 +129,7 @@ func readSettings(path string) (pipeline.Config, []byte, error) {
 // over once OpenSM has assigned them, for tests and tools that play
 // OpenSM's part.
 func RecordLIDs(f *fabric.Fabric, lids *lft.LIDs) (*fabric.Fabric, error) {
-	nodes := f.Nodes()
-	for _, p := range lids.Ports() {
-		n := &nodes[p.Port.Node]
-		if n.Attrs == nil {
-			n.Attrs = map[int]fabric.PortAttr{}
-		}
-		a := n.Attrs[p.Port.Port]
-		a.LID, a.LMC = uint16(p.Base), p.LMC
-		n.Attrs[p.Port.Port] = a
-	}
-	return fabric.New(nodes, f.Links())
+	return lft.RecordLIDs(f, lids.Ports())
 }
 
 // indexed fills the node index of st.
