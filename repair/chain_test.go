@@ -18,81 +18,51 @@ import (
 type chainFabric struct {
 	name  string
 	build func() (*fabric.Fabric, error)
-	short bool // part of the -short run
-	// sparesRunOut: on 4 VLs a failure step may refuse (see
-	// TestChainsOfFailuresRepairEveryStep)
-	sparesRunOut bool
-	seeds        uint64 // chains per VL count (the larger fabrics take ~25 s each)
+	short bool   // part of the -short run
+	seeds uint64 // chains per VL count (the larger fabrics take ~25 s each)
 }
 
 var chainFabrics = []chainFabric{
-	{"slimfly-q5", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 5}) }, true, true, 3},
-	{"slimfly-q7", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 7}) }, false, true, 1},
-	{"clos-2level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 2, Radix: 36}) }, false, false, 1},
-	{"fattree-3level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 3, Radix: 16, Pods: 4}) }, true, false, 2},
+	{"slimfly-q5", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 5}) }, true, 3},
+	{"slimfly-q7", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 7}) }, false, 1},
+	{"clos-2level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 2, Radix: 36}) }, false, 1},
+	{"fattree-3level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 3, Radix: 16, Pods: 4}) }, true, 2},
 }
 
 // runChain repairs every step of a chain drawn from seed on fabric cf,
 // routed with vls VLs, each from the last step's tables and with the
 // intact routing as the base, calling judge with each step's tables
-// before and after, and returns the intact routing. Where refuse allows it
-// for a failure step, a repair may refuse by saying a full recompute is
-// needed; the chain then goes on from a full recompute, as the plugin
-// does (or, where that fails too, from the last tables, as the plugin
-// does after a sweep its fallback engine routed). It returns how many
-// steps refused.
-func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, refuse bool, judge func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st Stats)) (*lft.Tables, int) {
+// before and after, and returns the intact routing.
+func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st Stats)) *lft.Tables {
 	f, err := cf.build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, Workers: 2}
-	base, err := pipeline.Run(f, cfg)
+	base, err := pipeline.Run(f, pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the LIDs stay (OpenSM keeps them): a full recompute on the way
-	// takes them from the fabric
-	f, err = lft.RecordLIDs(f, base.Tables.LIDs().Ports())
-	if err != nil {
-		t.Fatal(err)
-	}
-	full := cfg
-	full.LIDsFromFabric, full.LMC = true, 0
 	steps, err := failures.Chain(f, 0.05, 2, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, refused, skipped := base.Tables, 0, false
+	cur, fourHops := base.Tables, 0
 	for i, step := range steps {
 		got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: vls, Base: base.Tables})
-		if err != nil && refuse && !step.Back && strings.Contains(err.Error(), "recompute in full") {
-			t.Logf("step %d of %d (%s): refused: %v", i+1, len(steps), step.Change, err)
-			refused++
-			res, err := pipeline.Run(step.Fabric, full)
-			if err != nil {
-				// nor does a full recompute fit: the plugin leaves this
-				// sweep to OpenSM's fallback engine and repairs its last
-				// routing at the next
-				t.Logf("and a full recompute fails: %v", err)
-				skipped = true
-				continue
-			}
-			cur = res.Tables
-			continue
-		}
 		if err != nil {
 			t.Fatalf("step %d of %d (%s): %v", i+1, len(steps), step.Change, err)
 		}
-		if skipped {
-			// two changes at once: only the verifier judges
-			checkVerified(t, got, vls)
-		} else {
-			judge(t, step, base.Tables, cur, got, st)
+		if st.FourHops {
+			fourHops++
+			t.Logf("step %d (%s): the four-hop rule turned on", i+1, step.Change)
 		}
-		cur, skipped = got, false
+		judge(t, step, base.Tables, cur, got, st)
+		cur = got
 	}
-	return base.Tables, refused
+	if fourHops > 1 {
+		t.Errorf("the four-hop rule turned on %d times; once on, it stays", fourHops)
+	}
+	return base.Tables
 }
 
 // TestChainsOfFailuresRepairEveryStep: on Slim Fly q = 5 and 7, a
@@ -100,17 +70,11 @@ func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, refuse bool, j
 // chains of failures — cables one at a time up to 5 % of them, then two
 // switches, then everything plugged back one at a time in a random order —
 // are repaired at every step, each repair working from the last one's
-// tables. A failure step passes checkRepair (the verifier; only entries
-// whose path crossed the failure change, path SLs of the others stay;
-// SL2VL entries change for a new spare pair only); a plug-back step passes
-// checkPlugBack; after the last step the tables are the intact routing's
-// again.
-//
-// Not yet on the Slim Flies with 4 VLs: the hop-indexed scheme takes
-// three and leaves one spare, whose routes a long chain ties into a cycle.
-// There a failure step may refuse (saying a full recompute is needed; the
-// chain goes on from one), but not before the share of failures given by
-// minSteps has been repaired, and a plug-back step never refuses.
+// tables (never a full recompute). A failure step passes checkRepair (the
+// verifier; only entries whose path crossed the failure change, path SLs
+// of the others stay; SL2VL entries change for a new spare pair and the
+// four-hop rule only); a plug-back step passes checkPlugBack; after the
+// last step the tables are the intact routing's again.
 func TestChainsOfFailuresRepairEveryStep(t *testing.T) {
 	for _, cf := range chainFabrics {
 		if testing.Short() && !cf.short {
@@ -120,19 +84,14 @@ func TestChainsOfFailuresRepairEveryStep(t *testing.T) {
 			for seed := uint64(1); seed <= cf.seeds; seed++ {
 				t.Run(fmt.Sprintf("%s/vls=%d/seed=%d", cf.name, vls, seed), func(t *testing.T) {
 					var last *lft.Tables
-					steps := 0
-					base, refused := runChain(t, cf, vls, seed, vls == 4 && cf.sparesRunOut, func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st Stats) {
+					base := runChain(t, cf, vls, seed, func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st Stats) {
 						if step.Back {
 							checkPlugBack(t, base, prev, got, vls)
 						} else {
 							checkRepairVLs(t, prev, got, step.Fabric, st, vls)
 						}
 						last = got
-						steps++
 					})
-					if refused > 0 {
-						t.Logf("%d of %d steps refused", refused, steps+refused)
-					}
 					sameTables(t, base, last)
 				})
 			}

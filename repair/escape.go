@@ -84,6 +84,13 @@ func (e *escapes) place(chs []int32, slUsed func() *[16]bool) (*escapePair, bool
 func (e *escapes) spare(slUsed *[16]bool) (uint8, uint8, bool) {
 	if e.vlUsed == nil {
 		e.vlUsed = e.m.vlsReached(e.sl2vl, slUsed)
+		var pairSL [16]bool
+		for _, pr := range e.pairs {
+			pairSL[pr.sl] = true
+		}
+		if _, _, hops := e.hopColours(&pairSL); hops {
+			e.vlUsed[fourthVL] = false // only last hops (see fourHops)
+		}
 	}
 	sl, vl := -1, -1
 	for x := 15; x >= 1; x-- {
@@ -238,13 +245,21 @@ func (e *escapes) recognise(slUsed *[16]bool) {
 			}
 		}
 	}
+	// under hop-indexed tables the other SLs reach VL 3 only on a route's
+	// last hop, which adds no dependency on VL 3 (see fourHops)
+	var cand [16]bool
 	for sl, vl := range vlOf {
-		if vl < 1 || (hcaVL[sl] != 0 && hcaVL[sl] != vl) {
+		cand[sl] = vl >= 1 && (hcaVL[sl] == 0 || hcaVL[sl] == vl)
+	}
+	_, _, hops := e.hopColours(&cand)
+	for sl, vl := range vlOf {
+		if !cand[sl] {
 			continue
 		}
 		alone := true
 		for other := range 16 {
-			alone = alone && (other == sl || !slUsed[other] || !reached[vl][other])
+			last := hops && vl == fourthVL && !cand[other]
+			alone = alone && (other == sl || !slUsed[other] || !reached[vl][other] || last)
 		}
 		if alone {
 			pr := newPair(uint8(sl), uint8(vl))

@@ -61,6 +61,11 @@ type Stats struct {
 	// the only SL2VL entries the repair changes.
 	Escaped int
 	Spares  []Spare
+	// FourHops says the repair turned the four-hop rule on: SL2VL entries
+	// of the hop-indexed scheme that put a route's third hop on VL 2 put
+	// it on VL 3 where the feeding switch was not the second (see
+	// fourHops). No route's VLs stop increasing.
+	FourHops bool
 	// Time is how long the repair took (zero without Options.Clock).
 	Time time.Duration
 }

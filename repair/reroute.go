@@ -47,6 +47,7 @@ type rerouter struct {
 	// restore: give back base's routes that are whole again (restoreLID);
 	// whole: its scratch
 	restore bool
+	fourOn  bool // the four-hop rule is on (fourHops)
 	whole   []int8
 	up      []int32
 	lids    *lft.LIDs // the new LID plan
@@ -312,6 +313,11 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 				return nil
 			}
 		}
+	}
+	if r.fourHops() {
+		st.FourHops = true
+		r.rows[b][lid] = old
+		return r.choose(b, lid, rows, st)
 	}
 	r.rows[b][lid] = uint8(cands[0])
 	return r.noSLError(b, lid)
