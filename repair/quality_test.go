@@ -3,8 +3,10 @@ package repair
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"slimroute/analysis"
+	"slimroute/internal/failures"
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
@@ -69,5 +71,71 @@ func TestQualityAfterFailuresFollowsTheCeiling(t *testing.T) {
 				t.Logf("%s, repair %.2f %% (%.2f points further under the ceiling)", msg, ar, pf-ar-(p0-a0))
 			}
 		}
+	}
+}
+
+// TestChainOfRepairsAgainstAFullRecompute follows a chain of failures on
+// Slim Fly q = 5 and 7 (4 VLs, seed 1: cables one at a time up to 5 %, two
+// switches, everything back) and at four of its failure steps compares the
+// repaired tables with a full recompute of the same fabric: the repair
+// changes at most a tenth of the entries the recompute would (every entry
+// changed moves traffic), and its share of pairs with ≥ 3 disjoint paths,
+// the ceiling's and the recompute's are logged (docs/quality.md, "After
+// failures"; the issue asks for the repair within 1 point of the
+// recompute, which it is not yet). The mean entries changed per step and
+// the time per repair are logged too.
+func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
+	for _, cf := range chainFabrics[:2] {
+		f, err := cf.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := pipeline.Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
+		base, err := pipeline.Run(f, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := failures.Chain(f, 0.05, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails := 0
+		for _, s := range steps {
+			if !s.Back {
+				fails++
+			}
+		}
+		cur, changed, back := base.Tables, [2]int{}, [2]int{}
+		var took time.Duration
+		for i, step := range steps {
+			got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: 4, Base: base.Tables, Clock: time.Now})
+			if err != nil {
+				t.Fatalf("%s step %d (%s): %v", cf.name, i+1, step.Change, err)
+			}
+			took += st.Time
+			if step.Back {
+				back[0], back[1] = back[0]+st.Changed, back[1]+1
+			} else {
+				changed[0], changed[1] = changed[0]+st.Changed, changed[1]+1
+			}
+			if i == 0 || i == fails/2 || i == fails-3 || i == fails-1 {
+				ar, p := gap(t, got)
+				msg := fmt.Sprintf("%s step %d (%s): ceiling %.2f %%, the chain of repairs %.2f %% (%d entries changed)", cf.name, i+1, step.Change, p, ar, st.Changed)
+				full, err := pipeline.Run(step.Fabric, cfg)
+				if err != nil {
+					t.Logf("%s; a full recompute does not fit: %v", msg, err)
+				} else {
+					af, _ := gap(t, full.Tables)
+					moved := len(lft.DiffLFTs(cur, full.Tables, 1<<30))
+					t.Logf("%s, a full recompute %.2f %% (%d entries changed)", msg, af, moved)
+					if st.Changed*10 > moved {
+						t.Errorf("%s: the repair changed %d entries, more than a tenth of a full recompute's %d", msg, st.Changed, moved)
+					}
+				}
+			}
+			cur = got
+		}
+		t.Logf("%s: %d failure steps, %d entries changed per step; %d plug-back steps, %d per step; %.1f ms per repair",
+			cf.name, changed[1], changed[0]/changed[1], back[1], back[0]/back[1], float64(took.Microseconds())/1000/float64(len(steps)))
 	}
 }
