@@ -65,12 +65,12 @@ func newMatch(prev, base *lft.Tables, f *fabric.Fabric) (*match, error) {
 			}
 		}
 		if !ok {
-			return nil, fmt.Errorf("switch %s (%s) has no table in the previous routing: a switch was added or replaced", n.Name, n.GUID)
+			return nil, fmt.Errorf("switch %s (%s) is new: the previous routing has no table for it%s", n.Name, n.GUID, map[bool]string{true: ", nor the base routing it started from", false: ""}[base != nil])
 		}
 		if base != nil {
 			bs, ok := tableOf(base, n)
 			if !ok {
-				return nil, fmt.Errorf("switch %s (%s) has no table in the base routing: a switch was added or replaced", n.Name, n.GUID)
+				return nil, fmt.Errorf("switch %s (%s) is new: the base routing has no table for it", n.Name, n.GUID)
 			}
 			m.baseSw = append(m.baseSw, bs)
 		}

@@ -27,12 +27,16 @@ func tableFiles(tab *lft.Tables) []outputFile {
 		{"guid2lid", func(w io.Writer) error { return lft.WriteGUID2LID(w, tab) }},
 		{"path-sl.txt", func(w io.Writer) error { return lft.WritePathSL(w, tab, runtime.GOMAXPROCS(0)) }},
 		{"sl2vl.txt", func(w io.Writer) error { return lft.WriteSL2VL(w, tab) }},
+		fabricFile(tab),
 	}
 }
 
 // repairSummary is summary.json of a repaired routing.
 type repairSummary struct {
-	Previous string         `json:"previous"`
+	Previous string `json:"previous"`
+	// Base is the full computation the chain of repairs started from
+	// (relative to this directory where it can be; see baseOf)
+	Base     string         `json:"base,omitempty"`
 	Repair   repairCounts   `json:"repair"`
 	Verify   *verify.Report `json:"verify"`
 	Settings *routeSettings `json:"settings"` // the previous routing's, carried on
@@ -43,6 +47,8 @@ type repairCounts struct {
 	LIDs     int      `json:"lids_affected"`
 	Crossed  int      `json:"entries_crossed"`
 	Changed  int      `json:"entries_changed"`
+	Restored int      `json:"entries_restored,omitempty"`
+	FourHops bool     `json:"four_hop_rule_on,omitempty"`
 	GoneLIDs int      `json:"lids_gone"`
 	Paths    int      `json:"paths_changed"`
 	PathSLs  int      `json:"path_sls_changed"`
@@ -78,11 +84,16 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	if why != "" {
 		return refuse("%s", why)
 	}
-	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now})
+	st0 := gone.GoneLIDs() // dropped as the files were read onto f
+	base, baseDir, noBase := baseOf(prevDir, prev)
+	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base})
 	if err != nil {
+		if noBase != "" {
+			return refuse("%v (and no base routing to return to: %s)", err, noBase)
+		}
 		return refuse("%v", err)
 	}
-	st.GoneLIDs += gone.GoneLIDs()
+	st.GoneLIDs += st0
 	timings["repair_ms"] = float64(st.Time.Microseconds()) / 1000
 	start := time.Now()
 	rep, err := verify.Check(tab, cfg.Workers)
@@ -93,13 +104,14 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	if !rep.Acyclic() {
 		return refuse("the repaired tables have a credit loop: %s", rep.CycleString())
 	}
-	sum := &repairSummary{Previous: prevDir, Verify: rep, Settings: settingsOf(*cfg), Repair: repairCounts{
-		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, GoneLIDs: st.GoneLIDs,
-		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, SwitchesGone: gone.GoneSwitches()}}
+	keep, baseName := baseFiles(outDir, baseDir, base)
+	sum := &repairSummary{Previous: prevDir, Base: baseName, Verify: rep, Settings: settingsOf(*cfg), Repair: repairCounts{
+		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, Restored: st.Restored, FourHops: st.FourHops, GoneLIDs: st.GoneLIDs,
+		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, SwitchesGone: switchesGone(gone, prev.Fabric(), f)}}
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
-	if err := writeTables(outDir, tab, sum, ibdm, timings); err != nil {
+	if err := writeTables(outDir, tab, sum, ibdm, timings, keep...); err != nil {
 		return false, err
 	}
 	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files)
@@ -139,7 +151,15 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 	if conflict != "" {
 		return nil, nil, conflict, nil
 	}
-	prev, gone, err := readPrevious(prevDir, f)
+	pf, err := previousFabric(prevDir)
+	if err != nil {
+		return fail(err)
+	}
+	onto := f
+	if pf != nil {
+		onto = pf // the repair sees what failed and what came back
+	}
+	prev, gone, err := readPrevious(prevDir, onto)
 	isNew, isCable := (*lft.NewSwitchError)(nil), (*lft.NewCableError)(nil)
 	if errors.As(err, &isNew) || errors.As(err, &isCable) {
 		return nil, nil, err.Error(), nil
@@ -204,8 +224,8 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 // writeTables writes the forwarding-state files of tab (with ibdm,
 // ibdmchk's inputs too), summary.json and timings.json into dir as a set,
 // as route does.
-func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, timings map[string]float64) error {
-	files := tableFiles(tab)
+func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, timings map[string]float64, more ...outputFile) error {
+	files := append(tableFiles(tab), more...)
 	if ibdm {
 		more, err := ibdmchkFiles(tab)
 		if err != nil {
