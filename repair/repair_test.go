@@ -55,22 +55,30 @@ func failure(t testing.TB, f *fabric.Fabric, cables, switches int, seed uint64) 
 type crossing struct {
 	prev *lft.Tables
 	f    *fabric.Fabric
-	memo map[[2]int]bool
+	memo []int8 // per (previous node, LID): 0 unknown, 1 crossed, -1 not
 }
 
 func (c *crossing) crossed(sw fabric.NodeID, lid lft.LID) bool {
-	key := [2]int{int(sw), int(lid)}
-	if x, ok := c.memo[key]; ok {
-		return x
+	stride := int(c.prev.LIDs().Top()) + 1
+	if c.memo == nil {
+		c.memo = make([]int8, c.prev.Fabric().NumNodes()*stride)
 	}
-	x := crossed(c.prev, c.f, sw, lid)
-	c.memo[key] = x
-	return x
+	if int(lid) >= stride {
+		return crossed(c.prev, c.f, sw, lid)
+	}
+	i := int(sw)*stride + int(lid)
+	if c.memo[i] == 0 {
+		c.memo[i] = -1
+		if crossed(c.prev, c.f, sw, lid) {
+			c.memo[i] = 1
+		}
+	}
+	return c.memo[i] == 1
 }
 
 func crossed(prev *lft.Tables, f *fabric.Fabric, sw fabric.NodeID, lid lft.LID) bool {
 	pf := prev.Fabric()
-	for hops := 0; hops <= len(prev.Switches()); hops++ {
+	for hops := 0; hops <= pf.NumNodes(); hops++ {
 		p := prev.Port(sw, lid)
 		if p == 0 {
 			return false
@@ -79,15 +87,15 @@ func crossed(prev *lft.Tables, f *fabric.Fabric, sw fabric.NodeID, lid lft.LID) 
 		if !ok {
 			return true
 		}
-		a, okA := f.NodeByGUID(pf.Node(sw).GUID)
-		b, okB := f.NodeByGUID(pf.Node(peer.Node).GUID)
+		a, okA := f.NodeByGUID(pf.GUID(sw))
+		b, okB := f.NodeByGUID(pf.GUID(peer.Node))
 		if !okA || !okB {
 			return true
 		}
 		if got, ok := f.Peer(fabric.PortRef{Node: a, Port: int(p)}); !ok || got != (fabric.PortRef{Node: b, Port: peer.Port}) {
 			return true
 		}
-		if pf.Node(peer.Node).Kind != fabric.Switch {
+		if pf.Kind(peer.Node) != fabric.Switch {
 			return false
 		}
 		sw = peer.Node
@@ -164,7 +172,7 @@ func checkRepairVLs(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st St
 	if rep.VLs > vls {
 		t.Fatalf("%d VLs, want at most %d", rep.VLs, vls)
 	}
-	c := &crossing{prev: prev, f: f, memo: map[[2]int]bool{}}
+	c := &crossing{prev: prev, f: f}
 	checkEntries(t, c, got, st)
 	checkPathSLs(t, c, got)
 	checkSL2VL(t, prev, got, st.Spares, st.FourHops)
@@ -180,7 +188,7 @@ func checkEntries(t *testing.T, c *crossing, got *lft.Tables, st Stats) {
 	f, pf := got.Fabric(), prev.Fabric()
 	nCrossed, nChanged := 0, 0
 	for _, sw := range got.Switches() {
-		psw, _ := pf.NodeByGUID(f.Node(sw).GUID)
+		psw, _ := pf.NodeByGUID(f.GUID(sw))
 		for _, pl := range got.LIDs().Ports() {
 			for lid := pl.Base; lid <= pl.Top(); lid++ {
 				x := c.crossed(psw, lid)
