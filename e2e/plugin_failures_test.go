@@ -91,8 +91,8 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 		if err == nil {
 			how = fmt.Sprintf("repaired: %d entries crossed it, %d changed, %d routes on spare SLs %v", st.Crossed, st.Changed, st.Escaped, st.Spares)
 		}
-		t.Logf("cable %s failed (%d down): the plugin's tables as predicted on every switch (%s); SL2VL of 5 switches read back as ours; OpenSM's dump verified acyclic over %d paths on %d VLs (%.0f s)",
-			rt.f.PortString(l.A), step, how, rep.Walks, rep.VLs, time.Since(begin).Seconds())
+		t.Logf("cable %s failed (%d down): the plugin's tables as predicted on every switch (%s; %s); SL2VL of 5 switches read back as ours; OpenSM's dump verified acyclic over %d paths on %d VLs (%.0f s)",
+			rt.f.PortString(l.A), step, how, lastSent(sm.Log()), rep.Walks, rep.VLs, time.Since(begin).Seconds())
 	}
 
 	// the cables come back in the order they failed: the plugin repairs
@@ -119,8 +119,8 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 		var rep *verify.Report
 		programmed, rep = checkProgrammed(t, sim, sm, &routed{f: now, tab: tab}, rt.f, l, rng)
 		last = tab
-		t.Logf("cable %s back (%d down): repaired, %d entries back to the intact routing's, %d changed; the predicted tables on every switch; SL2VL of 5 switches read back as ours; OpenSM's dump verified acyclic over %d paths on %d VLs (%.0f s)",
-			rt.f.PortString(l.A), len(failed)-i-1, st.Restored, st.Changed, rep.Walks, rep.VLs, time.Since(begin).Seconds())
+		t.Logf("cable %s back (%d down): repaired, %d entries back to the intact routing's, %d changed, %s; the predicted tables on every switch; SL2VL of 5 switches read back as ours; OpenSM's dump verified acyclic over %d paths on %d VLs (%.0f s)",
+			rt.f.PortString(l.A), len(failed)-i-1, st.Restored, st.Changed, lastSent(sm.Log()), rep.Walks, rep.VLs, time.Since(begin).Seconds())
 	}
 	if d := sameLFTBytes(t, rt.f, intact, programmed); d != "" {
 		t.Fatalf("with every cable back, ibroute shows other tables than before the first cable failed: %s", d)
@@ -151,6 +151,20 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 const settingsQ7 = "layers = 4\ndeadlock = \"auto\"\nvls = 4\nseed = 1\n"
 
 // predictQ7 is what the plugin computes in full for fabric f with settingsQ7.
+// lastSent is what the plugin's last repair said OpenSM sends ("to send:
+// N LFT blocks, M SL2VL tables"), from OpenSM's log.
+func lastSent(log string) string {
+	i := strings.LastIndex(log, "to send: ")
+	if i < 0 {
+		return "nothing to send logged"
+	}
+	end := strings.Index(log[i:], ";")
+	if end < 0 {
+		return log[i:]
+	}
+	return log[i : i+end]
+}
+
 func predictQ7(t *testing.T, f *fabric.Fabric) *routed {
 	t.Helper()
 	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "auto", VLs: 4, Seed: 1, LMC: -1, Workers: 2})

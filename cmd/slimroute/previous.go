@@ -114,7 +114,8 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	if err := writeTables(outDir, tab, sum, ibdm, timings, keep...); err != nil {
 		return false, err
 	}
-	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files)
+	blocks, sl2vl := lft.Sent(prev, tab)
+	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files, [2]int{blocks, sl2vl})
 	return true, nil
 }
 
@@ -247,12 +248,14 @@ func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, tim
 }
 
 // printRepair says what the repair changed and why, for people.
-func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []string, rep *verify.Report, files []string) {
+// sent is what a subnet manager sends the switches (lft.Sent): LFT
+// blocks and SL2VL tables.
+func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []string, rep *verify.Report, files []string, sent [2]int) {
 	fmt.Fprintf(out, "repaired the routing in %s for this fabric in %.1f ms instead of recomputing it:\n", prevDir, float64(st.Time.Microseconds())/1000)
 	if len(gone) > 0 {
 		fmt.Fprintf(out, "  switches of the previous routing the fabric lacks (%d): %s; their tables are dropped, the routes that crossed them repaired\n", len(gone), strings.Join(gone, ", "))
 	}
-	fmt.Fprintf(out, "  %d destination LIDs had routes over a cable or switch that is gone; %d LFT entries (switch, LID) led over it, %d of them now name another port; every other entry is as before\n", st.LIDs, st.Crossed, st.Changed)
+	fmt.Fprintf(out, "  %d destination LIDs had routes over a cable or switch that is gone; %d LFT entries (switch, LID) led over it; %d entries now name another port, %d of them back to the base routing's (their route there is whole again); every other entry is as before\n", st.LIDs, st.Crossed, st.Changed, st.Restored)
 	if st.GoneLIDs > 0 {
 		fmt.Fprintf(out, "  %d LIDs are gone with their ports (an HCA lost its cable or switch); no switch forwards them any more\n", st.GoneLIDs)
 	}
@@ -262,10 +265,14 @@ func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []
 		for _, s := range st.Spares {
 			sp = append(sp, s.String())
 		}
-		fmt.Fprintf(out, "  %d new routes fit no SL in use under the SL2VL tables and go on a spare SL of their own (%s): the only SL2VL entries that changed\n", st.Escaped, strings.Join(sp, ", "))
-	} else {
-		fmt.Fprintln(out, "  SL2VL tables unchanged")
+		fmt.Fprintf(out, "  %d new routes fit no SL in use under the SL2VL tables and go on a spare SL (%s)\n", st.Escaped, strings.Join(sp, ", "))
+	} else if st.Escaped > 0 {
+		fmt.Fprintf(out, "  %d new routes fit no SL in use under the SL2VL tables and go on the spare SL an earlier repair opened\n", st.Escaped)
 	}
+	if st.FourHops {
+		fmt.Fprintln(out, "  the four-hop rule is on now: a switch fed by a switch whose colour is not the route's SL puts it on VL 3 (hop 3)")
+	}
+	fmt.Fprintf(out, "  to send: %d LFT blocks of 64 LIDs and %d SL2VL tables (switch, in port, out port) differ from the previous routing's\n", sent[0], sent[1])
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, no CDG cycle (%d paths, %d channels, %d dependencies, %d VLs)\n", rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
 	fmt.Fprintf(out, "wrote %s/{%s}\n", outDir, strings.Join(files, ","))
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"slimroute/fabric"
+	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/repair"
 	"slimroute/verify"
@@ -52,8 +53,9 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	for _, sp := range st.Spares {
 		spares[sp.SL] = sp.VL
 	}
-	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d path SLs changed, %d routes on spare SLs %v; verifier: no loops, acyclic CDG over %d paths on %d VLs",
-		st.LIDs, st.Changed, st.Crossed, st.Restored, st.PathSLs, st.Escaped, st.Spares, rep.Walks, rep.VLs)
+	blocks, sl2vl := lft.Sent(last.tables, tab)
+	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d path SLs changed, %d routes on spare SLs %v%s; to send: %d LFT blocks, %d SL2VL tables; verifier: no loops, acyclic CDG over %d paths on %d VLs",
+		st.LIDs, st.Changed, st.Crossed, st.Restored, st.PathSLs, st.Escaped, st.Spares, map[bool]string{true: ", the four-hop rule turned on", false: ""}[st.FourHops], blocks, sl2vl, rep.Walks, rep.VLs)
 	return &State{tables: tab, base: base, assign: last.assign, spares: spares, settings: last.settings, summary: text, vls: last.vls}, text, true
 }
 
