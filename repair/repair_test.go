@@ -122,7 +122,7 @@ var levels = []level{{"1 cable", 1, 0}, {"2 cables", 2, 0}, {"5 cables", 5, 0}, 
 // failed cable in an intact fabric: its three VLs leave the fourth spare,
 // and the few new four-hop routes fit on it.
 func TestRepairChangesOnlyWhatCrossedTheFailure(t *testing.T) {
-	seeds := 4
+	seeds := 2 // TestChainsOfFailuresRepairEveryStep judges longer chains
 	if testing.Short() {
 		seeds = 1
 	}
@@ -322,16 +322,34 @@ func TestRepairOfDFSSSPTablesRefusesOrHolds(t *testing.T) {
 
 // TestRepairIgnoresNodeNumbering: the same fabric with its nodes listed in
 // reverse (as another reader might number them: the OpenSM plugin's
-// fabric is not the offline one) gets the same repaired tables, byte for
-// byte.
+// fabric is not the offline one), repaired on 1 and on 4 workers, gets the
+// same tables, byte for byte — after failures, and plugging back with a
+// base.
 func TestRepairIgnoresNodeNumbering(t *testing.T) {
 	for seed := uint64(1); seed <= 2; seed++ {
 		prev := routed(t, 7, "hops", 0, 1).Tables
-		sameRepair(t, prev, failure(t, prev.Fabric(), 5, 0, seed))
+		sameRepair(t, prev, failure(t, prev.Fabric(), 5, 0, seed), nil)
+	}
+	// plugging back: a chain's tables up to its first plug-back step,
+	// repaired for that step with the intact routing as the base
+	base := routed(t, 7, "hops", 0, 1).Tables
+	steps, err := failures.Chain(base.Fabric(), 0.01, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := base
+	for _, step := range steps {
+		if step.Back {
+			sameRepair(t, cur, step.Fabric, base)
+			return
+		}
+		if cur, _, err = Repair(cur, step.Fabric, Options{VLs: 8, Base: base}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
-func sameRepair(t *testing.T, prev *lft.Tables, f *fabric.Fabric) {
+func sameRepair(t *testing.T, prev *lft.Tables, f *fabric.Fabric, base *lft.Tables) {
 	n := f.NumNodes()
 	nodes := make([]fabric.Node, n)
 	for i := range n {
@@ -348,7 +366,7 @@ func sameRepair(t *testing.T, prev *lft.Tables, f *fabric.Fabric) {
 	}
 	var outs [2]string
 	for i, fab := range []*fabric.Fabric{f, g} {
-		got, _, err := Repair(prev, fab, Options{VLs: 8})
+		got, _, err := Repair(prev, fab, Options{VLs: 8, Base: base, Workers: 1 + 3*i})
 		if err != nil {
 			t.Fatal(err)
 		}
