@@ -94,7 +94,13 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	if err != nil {
 		return nil, inSettingsTerms(fmt.Errorf("%s%w", why, err))
 	}
-	st := &State{tables: res.Tables, base: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res), vls: cfg.VLs}
+	sent := ""
+	if last != nil {
+		// what the full recompute moves: OpenSM sends what differs
+		blocks, sl2vl := lft.Sent(last.tables, res.Tables)
+		sent = fmt.Sprintf("; to send: %d LFT blocks, %d SL2VL tables", blocks, sl2vl)
+	}
+	st := &State{tables: res.Tables, base: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
 	if last != nil && last.base != nil && bytes.Equal(last.settings, settings) && smallChange(last.base.Fabric(), f) == "" {
 		// a full recompute of a fabric with some of the base's cables or
 		// switches gone: routes still return to the base as they come back

@@ -222,6 +222,17 @@ func TestPluginRepairsAfterACableFails(t *testing.T) {
 	if err != nil || strings.Contains(full.Summary(), "repaired") {
 		t.Fatalf("repair = false: %v %s", err, full.Summary())
 	}
+	// both say what OpenSM sends; the recompute moves more
+	var rb, fb, x int
+	if _, err := fmt.Sscanf(sentOf(t, repaired.Summary()), "to send: %d LFT blocks, %d SL2VL tables", &rb, &x); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscanf(sentOf(t, full.Summary()), "to send: %d LFT blocks, %d SL2VL tables", &fb, &x); err != nil {
+		t.Fatal(err)
+	}
+	if rb == 0 || fb <= rb {
+		t.Fatalf("the repair sends %d LFT blocks, the full recompute %d", rb, fb)
+	}
 	back, err := Compute(js, cfg, 2, repaired)
 	if err != nil || !strings.Contains(back.Summary(), "repaired the last") {
 		t.Fatalf("the cable back: %v %s", err, back.Summary())
@@ -318,6 +329,16 @@ func TestPluginRecomputesWhenTheSettingsChange(t *testing.T) {
 	if bySettings == 0 || repairs == 0 {
 		t.Fatal("the run of sweeps did not exercise both outcomes")
 	}
+}
+
+// sentOf is the "to send: …" part of a summary line.
+func sentOf(t *testing.T, summary string) string {
+	t.Helper()
+	i := strings.Index(summary, "to send: ")
+	if i < 0 {
+		t.Fatalf("no 'to send' in %q", summary)
+	}
+	return summary[i:]
 }
 
 // TestPluginRepairsAChainOfFailures: through seeded chains of failures on
