@@ -99,12 +99,21 @@ func (m *match) freshPorts(s int) []bool {
 	return fresh
 }
 
+// split gives every in port a table of its own (a copy), so that the
+// entries of one in port can change alone.
+func (t *switchSL2VL) split() {
+	tables := make([][]uint8, len(t.of))
+	for in := range t.of {
+		tables[in], t.of[in] = slices.Clone(t.tables[t.of[in]]), in
+	}
+	t.tables = tables
+}
+
 // withBase gives every in port a table of its own, with base's entries
 // where the in or the out port is fresh.
 func (t *switchSL2VL) withBase(m *match, s int) {
-	tables := make([][]uint8, len(t.of))
-	for in := range t.of {
-		tab := slices.Clone(t.tables[t.of[in]])
+	t.split()
+	for in, tab := range t.tables {
 		for out := 1; out*16 < len(tab); out++ {
 			if t.fresh[in] || t.fresh[out] {
 				for sl := range 16 {
@@ -112,9 +121,7 @@ func (t *switchSL2VL) withBase(m *match, s int) {
 				}
 			}
 		}
-		tables[in], t.of[in] = tab, in
 	}
-	t.tables = tables
 }
 
 // fillPairs sets the SL of every pair of the previous tables on the
@@ -144,15 +151,15 @@ func fillPairs(m *match, tabs []switchSL2VL, pairs []*escapePair) {
 func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, fresh []*escapePair, workers int) error {
 	errs := make([]error, len(m.switches))
 	perSwitch(len(m.switches), workers, func(s int) {
-		t := tabs[s]
+		t := &tabs[s]
+		if len(fresh) > 0 {
+			t.split()
+		}
 		for in := 0; in < len(t.of) && errs[s] == nil; in++ {
 			tab := t.tables[t.of[in]]
-			if len(fresh) > 0 {
-				tab = slices.Clone(tab)
-				for out := 0; out*16 < len(tab); out++ {
-					for _, pr := range fresh {
-						tab[out*16+int(pr.sl)] = pr.vlFrom(m.nbr[s][in] >= 0)
-					}
+			for out := 0; len(fresh) > 0 && out*16 < len(tab); out++ {
+				for _, pr := range fresh {
+					tab[out*16+int(pr.sl)] = pr.vlFrom(m.nbr[s][in] >= 0)
 				}
 			}
 			errs[s] = b.SetSL2VL(m.switches[s], in, tab)

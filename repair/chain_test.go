@@ -49,7 +49,7 @@ func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *
 	}
 	cur, fourHops := base.Tables, 0
 	for i, step := range steps {
-		got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: vls, Base: base.Tables})
+		got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: vls, Base: base.Tables, Clock: time.Now})
 		if err != nil {
 			t.Fatalf("step %d of %d (%s): %v", i+1, len(steps), step.Change, err)
 		}
@@ -237,34 +237,17 @@ func TestChainOnSlimFlyQ11(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 208-step chain on 242 switches")
 	}
-	f, err := slimfly.Build(slimfly.Params{Q: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := pipeline.Run(f, pipeline.Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := failures.Chain(f, 0.05, 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, changed, four := base.Tables, 0, 0
+	q11 := chainFabric{"slimfly-q11", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 11}) }, false, 1}
+	var last *lft.Tables
+	steps, changed := 0, 0
 	var took time.Duration
-	for i, step := range steps {
-		got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: 4, Base: base.Tables, Clock: time.Now})
-		if err != nil {
-			t.Fatalf("step %d of %d (%s): %v", i+1, len(steps), step.Change, err)
-		}
-		took, changed = took+st.Time, changed+st.Changed
-		if st.FourHops {
-			four = i + 1
-		}
-		if i%10 == 0 || i == len(steps)-1 {
+	base := runChain(t, q11, 4, 1, func(t *testing.T, _ failures.Step, _, _, got *lft.Tables, st Stats) {
+		if steps%10 == 0 {
 			checkVerified(t, got, 4)
 		}
-		cur = got
-	}
-	t.Logf("%d steps, every one repaired; %d entries changed per step, %.1f ms per repair; the four-hop rule turned on at step %d", len(steps), changed/len(steps), float64(took.Microseconds())/1000/float64(len(steps)), four)
-	sameTables(t, base.Tables, cur)
+		steps, changed, took, last = steps+1, changed+st.Changed, took+st.Time, got
+	})
+	checkVerified(t, last, 4)
+	t.Logf("%d steps, every one repaired; %d entries changed per step, %.1f ms per repair", steps, changed/steps, float64(took.Microseconds())/1000/float64(steps))
+	sameTables(t, base, last)
 }

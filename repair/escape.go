@@ -84,11 +84,7 @@ func (e *escapes) place(chs []int32, slUsed func() *[16]bool) (*escapePair, bool
 func (e *escapes) spare(slUsed *[16]bool) (uint8, uint8, bool) {
 	if e.vlUsed == nil {
 		e.vlUsed = e.m.vlsReached(e.sl2vl, slUsed)
-		var pairSL [16]bool
-		for _, pr := range e.pairs {
-			pairSL[pr.sl] = true
-		}
-		if _, _, hops := e.hopColours(&pairSL); hops {
+		if _, _, hops := e.hopColours(e.pairSLs()); hops {
 			e.vlUsed[fourthVL] = false // only last hops (see fourHops)
 		}
 	}
@@ -219,31 +215,22 @@ func (e *escapes) recognise(slUsed *[16]bool) {
 	var reached [16][16]bool // [vl][sl]: some entry puts sl on vl
 	m := e.m
 	for s := range m.switches {
-		fresh := func(p int) bool { return e.sl2vl[s].fresh != nil && e.sl2vl[s].fresh[p] }
-		for in, t := range e.sl2vl[s].of {
-			if m.back[s][in] < 0 || fresh(in) {
-				continue // no packet enters there, or base's entries
-			}
-			tab := e.sl2vl[s].tables[t]
-			for out := 1; out*16 < len(tab); out++ {
-				if m.back[s][out] < 0 || out == in || fresh(out) {
-					continue
-				}
-				for sl, vl := range tab[out*16 : out*16+16] {
-					vl &= 15
-					reached[vl][sl] = true
-					switch {
-					case vlOf[sl] == -2:
-					case m.nbr[s][in] < 0:
-						hcaVL[sl] = max(hcaVL[sl], int(vl)) // checked below
-					case vlOf[sl] == -1:
-						vlOf[sl] = int(vl)
-					case vlOf[sl] != int(vl):
-						vlOf[sl] = -2
-					}
+		e.eachCarried(s, func(in, _ int, row []uint8) bool {
+			for sl, vl := range row {
+				vl &= 15
+				reached[vl][sl] = true
+				switch {
+				case vlOf[sl] == -2:
+				case m.nbr[s][in] < 0:
+					hcaVL[sl] = max(hcaVL[sl], int(vl)) // checked below
+				case vlOf[sl] == -1:
+					vlOf[sl] = int(vl)
+				case vlOf[sl] != int(vl):
+					vlOf[sl] = -2
 				}
 			}
-		}
+			return true
+		})
 	}
 	// under hop-indexed tables the other SLs reach VL 3 only on a route's
 	// last hop, which adds no dependency on VL 3 (see fourHops)
@@ -290,6 +277,35 @@ func (r *rerouter) routesOnPairs() {
 			}
 		}
 	}
+}
+
+// eachCarried calls fn with the SL-to-VL row (a VL per SL) of every in
+// port of switch s with a cable toward every other out port with a cable,
+// leaving out the ports back in (fresh), whose entries are base's. It
+// stops when fn returns false, and reports whether it went through.
+func (e *escapes) eachCarried(s int, fn func(in, out int, row []uint8) bool) bool {
+	m, t := e.m, &e.sl2vl[s]
+	fresh := func(p int) bool { return t.fresh != nil && t.fresh[p] }
+	for in := range t.of {
+		if m.back[s][in] < 0 || fresh(in) {
+			continue // no packet enters there, or base's entries
+		}
+		for out := 1; out < len(t.of); out++ {
+			if m.back[s][out] >= 0 && out != in && !fresh(out) && !fn(in, out, t.tables[t.of[in]][out*16:out*16+16]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pairSLs marks the SLs of the pairs.
+func (e *escapes) pairSLs() *[16]bool {
+	var p [16]bool
+	for sl, pr := range e.bySL {
+		p[sl] = pr != nil
+	}
+	return &p
 }
 
 // drop takes pair pr out of use.

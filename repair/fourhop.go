@@ -37,37 +37,30 @@ func (e *escapes) hopColours(pairSL *[16]bool) (colour []int, four, ok bool) {
 	m := e.m
 	colour = make([]int, len(m.switches))
 	for s := range m.switches {
-		t := &e.sl2vl[s]
-		fresh := func(p int) bool { return t.fresh != nil && t.fresh[p] }
 		colour[s] = -1
-		for in := range t.of {
-			if m.back[s][in] < 0 || fresh(in) {
-				continue
-			}
-			for out := 1; out < len(t.of); out++ {
-				if m.back[s][out] < 0 || out == in || fresh(out) {
-					continue
-				}
-				for sl := range uint8(16) {
-					vl := t.vl(in, out, sl) & 15
-					switch {
-					case pairSL[sl] || vl > fourthVL:
-					case m.nbr[s][in] < 0:
-						if vl != 0 {
-							return nil, false, false
-						}
-					case vl == 1:
-						if colour[s] >= 0 && colour[s] != int(sl) {
-							return nil, false, false
-						}
-						colour[s] = int(sl)
-					case vl == fourthVL:
-						four = true
-					case vl != hopVL:
-						return nil, false, false
+		ok := e.eachCarried(s, func(in, _ int, row []uint8) bool {
+			for sl, vl := range row {
+				switch vl &= 15; {
+				case pairSL[sl] || vl > fourthVL:
+				case m.nbr[s][in] < 0:
+					if vl != 0 {
+						return false
 					}
+				case vl == 1:
+					if colour[s] >= 0 && colour[s] != sl {
+						return false
+					}
+					colour[s] = sl
+				case vl == fourthVL:
+					four = true
+				case vl != hopVL:
+					return false
 				}
 			}
+			return true
+		})
+		if !ok {
+			return nil, false, false
 		}
 	}
 	return colour, four, true
@@ -75,17 +68,14 @@ func (e *escapes) hopColours(pairSL *[16]bool) (colour []int, four, ok bool) {
 
 // fourHops turns the four-hop rule on (see above) if the tables follow the
 // three-VL hop rule and the switches have a fourth VL; it reports whether
-// it did. Every in port gets a table of its own.
+// it did.
 func (r *rerouter) fourHops() bool {
 	e := r.esc
 	if r.fourOn || e.vls <= fourthVL {
 		return false
 	}
-	var pairSL [16]bool
-	for _, pr := range e.pairs {
-		pairSL[pr.sl] = true
-	}
-	colour, four, ok := e.hopColours(&pairSL)
+	pairSL := e.pairSLs()
+	colour, four, ok := e.hopColours(pairSL)
 	if !ok || four {
 		return false
 	}
@@ -93,21 +83,15 @@ func (r *rerouter) fourHops() bool {
 	m := r.m
 	for s := range e.sl2vl {
 		t := &e.sl2vl[s]
-		tables := make([][]uint8, len(t.of))
-		for in := range t.of {
-			tab := append([]uint8(nil), t.tables[t.of[in]]...)
-			if n := m.nbr[s][in]; n >= 0 {
-				for out := 1; out*16 < len(tab); out++ {
-					for sl := range 16 {
-						if tab[out*16+sl] == hopVL && !pairSL[sl] && sl != colour[n] {
-							tab[out*16+sl] = fourthVL
-						}
-					}
+		t.split()
+		for in, tab := range t.tables {
+			n := m.nbr[s][in]
+			for i := 16; n >= 0 && i < len(tab); i++ { // out ports 1 on
+				if sl := i % 16; tab[i] == hopVL && !pairSL[sl] && sl != colour[n] {
+					tab[i] = fourthVL
 				}
 			}
-			tables[in], t.of[in] = tab, in
 		}
-		t.tables = tables
 	}
 	return true
 }

@@ -89,38 +89,38 @@ func Repair(prev *lft.Tables, f *fabric.Fabric, opts Options) (*lft.Tables, Stat
 	if opts.Base != nil && opts.Base != prev && sameCabling(opts.Base.Fabric(), f) {
 		return backToBase(prev, f, opts)
 	}
-	tab, st, err := repair(prev, f, opts, true)
-	if err != nil && opts.Base != nil {
+	tab, st, restoring, err := repair(prev, f, opts, true)
+	if err != nil && restoring {
 		// something back in whose base routes do not fit: keep the
 		// previous routes, route only what is back
-		if tab2, st2, err2 := repair(prev, f, opts, false); err2 == nil {
+		if tab2, st2, _, err2 := repair(prev, f, opts, false); err2 == nil {
 			return tab2, st2, nil
 		}
 	}
 	return tab, st, err
 }
 
-// repair is Repair; restore says whether routes may return to base's.
-func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (*lft.Tables, Stats, error) {
-	var st Stats
+// repair is Repair; restore says whether routes may return to base's,
+// and restoring whether they did (something is back in).
+func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (tab *lft.Tables, st Stats, restoring bool, err error) {
 	var start time.Time
 	if opts.Clock != nil {
 		start = opts.Clock()
 	}
 	m, err := newMatch(prev, opts.Base, f)
 	if err != nil {
-		return nil, st, err
+		return nil, st, false, err
 	}
 	lids, gone, err := m.lids()
 	if err != nil {
-		return nil, st, err
+		return nil, st, false, err
 	}
 	st.GoneLIDs = gone
 	b := lft.NewBuilder(f, lids)
 	rows := carryLFTs(m, b, lids, opts.Workers)
 	slRows, err := carrySLs(m, b, lids)
 	if err != nil {
-		return nil, st, err
+		return nil, st, false, err
 	}
 	vls := opts.VLs
 	if vls <= 0 {
@@ -140,19 +140,19 @@ func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (*lf
 	}
 	for _, a := range work {
 		if err := r.repairLID(lids, a, slRows, &st); err != nil {
-			return nil, st, err
+			return nil, st, r.restore, err
 		}
 	}
 	for _, pr := range r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:] {
 		st.Spares = append(st.Spares, Spare{SL: pr.sl, VL: pr.vl})
 	}
 	if err := carrySL2VL(m, b, sl2vl, r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:], opts.Workers); err != nil {
-		return nil, st, err
+		return nil, st, r.restore, err
 	}
 	if opts.Clock != nil {
 		st.Time = opts.Clock().Sub(start)
 	}
-	return b.Tables(), st, nil
+	return b.Tables(), st, r.restore, nil
 }
 
 // repairLID re-routes the switches whose routes toward lid broke (and,

@@ -11,7 +11,6 @@ import (
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
-	"slimroute/verify"
 )
 
 // runs caches the Slim Fly routings the tests repair.
@@ -162,16 +161,7 @@ func checkRepair(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st Stats
 // checkRepairVLs is checkRepair on switches with vls data VLs.
 func checkRepairVLs(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st Stats, vls int) {
 	t.Helper()
-	rep, err := verify.Check(got, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.Acyclic() {
-		t.Fatalf("credit loop: %s", rep.CycleString())
-	}
-	if rep.VLs > vls {
-		t.Fatalf("%d VLs, want at most %d", rep.VLs, vls)
-	}
+	checkVerified(t, got, vls)
 	c := &crossing{prev: prev, f: f}
 	checkEntries(t, c, got, st)
 	checkPathSLs(t, c, got)
