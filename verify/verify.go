@@ -74,9 +74,11 @@ const maxProblems = 10
 // Sources that enter the fabric alike are followed once: the same path-SL
 // class, the same entry switch, and entry ports of one SL2VL class. That
 // is exact, not a sample: such sources take the same channels on the same
-// VLs to every LID. Within each fixed chunk of DLIDs, a DLID whose walks
-// would repeat an earlier one's is skipped. Up to workers goroutines walk
-// chunks (0 or 1: one); the report is the same for every value.
+// VLs to every LID. The DLIDs are taken switch by switch (the switch that
+// delivers them), in units of work cut from the tables alone; within a
+// unit, a DLID whose walks would repeat an earlier one's is skipped. Up to
+// workers goroutines walk units (0 or 1: one); the report is the same for
+// every value.
 func Check(t *lft.Tables, workers int) (*Report, error) {
 	lay := newLayout(t.Fabric())
 	groups, problems := groupSources(t, lay)
@@ -88,7 +90,8 @@ func Check(t *lft.Tables, workers int) (*Report, error) {
 	if len(problems) > 0 {
 		return rep, brokenError(problems)
 	}
-	res := walkAll(t, lay, groups, dlids, workers)
+	ordered, bounds := chunkBySwitch(lay, t, dlids)
+	res := walkAll(t, lay, newVLTables(t, lay), groups, ordered, bounds, workers)
 	rep.Walks = res.walks
 	if len(res.problems) > 0 {
 		return rep, brokenError(res.problems)

@@ -10,9 +10,12 @@ import (
 	"slimroute/lft"
 )
 
-// chunk is how many DLIDs are walked as one unit of work. It is fixed, so
-// which DLIDs are found to repeat an earlier one (and so Report.Walks)
-// does not depend on the number of workers.
+// chunk is how many DLIDs are walked as one unit of work, at least: a
+// unit ends where the DLIDs delivered through one switch end (see
+// chunkBySwitch), so that a switch's DLIDs with the same walks meet in one
+// unit. The units depend on the tables alone, so which DLIDs are found to
+// repeat an earlier one (and so Report.Walks) does not depend on the
+// number of workers.
 const chunk = 256
 
 // walked is what the walks found: the CDG, the channels and VLs in use,
@@ -25,41 +28,103 @@ type walked struct {
 	problems []string
 }
 
-// walkAll walks every chunk of dlids on up to workers goroutines and
-// merges what they found: sets by union, problems in chunk order.
-func walkAll(t *lft.Tables, lay *layout, groups []sourceGroup, dlids []lft.LID, workers int) walked {
-	chunks := (len(dlids) + chunk - 1) / chunk
-	workers = max(1, min(workers, chunks))
-	found := make([]walked, workers)
-	problems := make([][]string, chunks)
-	walks := make([]int, chunks)
+// found is a problem met on the walks toward one DLID.
+type found struct {
+	dlid lft.LID
+	text string
+}
+
+// walkAll walks every unit of dlids (bounds[i]:bounds[i+1]) on up to
+// workers goroutines and merges what they found: sets by union, problems
+// in DLID order.
+func walkAll(t *lft.Tables, lay *layout, vls *vlTables, groups []sourceGroup, dlids []lft.LID, bounds []int, workers int) walked {
+	units := len(bounds) - 1
+	workers = max(1, min(workers, units))
+	each := make([]walked, workers)
+	problems := make([][]found, units)
+	walks := make([]int, units)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range found {
+	for w := range each {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := newWalker(t, lay, groups, &found[w])
-			for c := int(next.Add(1) - 1); c < chunks; c = int(next.Add(1) - 1) {
-				part := dlids[c*chunk : min((c+1)*chunk, len(dlids))]
-				walks[c], problems[c] = wk.walkChunk(part, c*chunk)
+			wk := newWalker(t, lay, vls, groups, &each[w])
+			for c := int(next.Add(1) - 1); c < units; c = int(next.Add(1) - 1) {
+				walks[c], problems[c] = wk.walkChunk(dlids[bounds[c]:bounds[c+1]], bounds[c])
 			}
 		}()
 	}
 	wg.Wait()
-	res := found[0]
-	for _, x := range found[1:] {
+	res := each[0]
+	for _, x := range each[1:] {
 		res.edges.merge(x.edges)
 		for i, u := range x.used {
 			res.used[i] = res.used[i] || u
 		}
 		res.vls |= x.vls
 	}
+	var all []found
 	for c := range problems {
 		res.walks += walks[c]
-		res.problems = append(res.problems, problems[c]...)
+		all = append(all, problems[c]...)
+	}
+	slices.SortStableFunc(all, func(a, b found) int { return int(a.dlid) - int(b.dlid) })
+	for _, p := range all {
+		res.problems = append(res.problems, p.text)
 	}
 	return res
+}
+
+// chunkBySwitch orders dlids by the switch that delivers them (the
+// owner's switch, or the switch whose cable leads to the owner; DLIDs of
+// uncabled ports first), in LID order within a switch, and cuts the order
+// into units of work: a unit ends with a switch's last DLID once it holds
+// chunk DLIDs, or anywhere at 4 × chunk.
+func chunkBySwitch(lay *layout, t *lft.Tables, dlids []lft.LID) ([]lft.LID, []int) {
+	via := func(lid lft.LID) int32 {
+		owner, _, _ := t.LIDs().Owner(lid)
+		if owner.Port.Port == 0 {
+			return lay.swIndex[owner.Port.Node]
+		}
+		if at := lay.peerOf(owner.Port); at.Node >= 0 {
+			return lay.swIndex[at.Node]
+		}
+		return -1
+	}
+	type keyed struct {
+		sw  int32
+		lid lft.LID
+	}
+	order := make([]keyed, len(dlids))
+	for i, lid := range dlids {
+		order[i] = keyed{via(lid), lid}
+	}
+	slices.SortFunc(order, func(a, b keyed) int {
+		if a.sw != b.sw {
+			return int(a.sw) - int(b.sw)
+		}
+		return int(a.lid) - int(b.lid)
+	})
+	out := make([]lft.LID, len(order))
+	bounds := []int{0}
+	for i, k := range order {
+		out[i] = k.lid
+		size := i + 1 - bounds[len(bounds)-1]
+		last := i+1 == len(order) || order[i+1].sw != k.sw
+		if i+1 == len(order) || (last && size >= chunk) || size >= 4*chunk {
+			bounds = append(bounds, i+1)
+		}
+	}
+	return out, bounds
+}
+
+// passMark says which walks passed a (channel, SL): the epoch of the
+// DLID whose walks passed it, the VLs they took on it toward that DLID,
+// and the walk that passed it last.
+type passMark struct {
+	done, walk uint32
+	vls        uint16
 }
 
 // walker is one worker's state: its share of the results, and the memo of
@@ -70,8 +135,8 @@ type walker struct {
 	lay    *layout
 	groups []sourceGroup
 	out    *walked
-	done   []uint32 // per (channel, SL): epoch of the DLID whose walks passed it
-	inWalk []uint32 // per (channel, SL): the walk that passed it
+	vls    *vlTables
+	passed []passMark // per (channel, SL)
 	walk   uint32
 	// per switch: epoch of the DLID it is known to reach, and the walk
 	// from a switch that passed it (fromSwitches)
@@ -86,20 +151,23 @@ type walker struct {
 	sig        []byte
 }
 
-func newWalker(t *lft.Tables, lay *layout, groups []sourceGroup, out *walked) *walker {
+func newWalker(t *lft.Tables, lay *layout, vls *vlTables, groups []sourceGroup, out *walked) *walker {
 	C := lay.channels * 16
 	out.edges, out.used = newEdgeSet(C, (lay.maxPorts+1)*16), make([]bool, C)
-	return &walker{t: t, f: t.Fabric(), lay: lay, groups: groups, out: out, arriveSeen: make([]uint32, (lay.maxPorts+1)*16),
-		done: make([]uint32, C), inWalk: make([]uint32, C),
+	return &walker{t: t, f: t.Fabric(), lay: lay, vls: vls, groups: groups, out: out, arriveSeen: make([]uint32, (lay.maxPorts+1)*16),
+		passed:  make([]passMark, C),
 		reached: make([]uint32, len(lay.switches)), onWay: make([]uint32, len(lay.switches)),
-		cols: make([]uint8, chunk*len(lay.switches)), sls: make([]uint8, len(groups))}
+		sls: make([]uint8, len(groups))}
 }
 
 // walkChunk walks the DLIDs of one chunk, the first of which is number
 // first of all DLIDs, and returns how many walks it made and its first
 // problems.
-func (w *walker) walkChunk(part []lft.LID, first int) (int, []string) {
+func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 	S := len(w.lay.switches)
+	if need := len(part) * S; len(w.cols) < need {
+		w.cols = make([]uint8, need)
+	}
 	for j, sw := range w.lay.switches {
 		for i, dlid := range part {
 			w.cols[i*S+j] = w.t.Port(sw, dlid)
@@ -107,15 +175,19 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []string) {
 	}
 	seen := map[string][]int32{} // per signature: its DLID's arrivals
 	walks := 0
-	var problems []string
+	var problems []found
+	problem := func(dlid lft.LID, p string) {
+		if p != "" && len(problems) < maxProblems {
+			problems = append(problems, found{dlid, p})
+		}
+	}
 	for i, dlid := range part {
 		col := w.cols[i*S : (i+1)*S]
 		owner, _, _ := w.t.LIDs().Owner(dlid)
 		dst := owner.Port
-		if arrive, dup := seen[w.signature(col, dst, dlid)]; dup {
-			if p := w.delivery(arrive, dst, dlid); p != "" && len(problems) < maxProblems {
-				problems = append(problems, p)
-			}
+		w.signature(col, dst, dlid)
+		if arrive, dup := seen[string(w.sig)]; dup {
+			problem(dlid, w.delivery(arrive, dst, dlid))
 			continue
 		}
 		w.arrive = w.arrive[:0]
@@ -128,16 +200,12 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []string) {
 			w.walk++
 			if p := w.follow(&w.groups[gi], col, dst, dlid, w.sls[gi], uint32(first+i+1)); p != "" {
 				clean = false
-				if len(problems) < maxProblems {
-					problems = append(problems, p)
-				}
+				problem(dlid, p)
 			}
 		}
 		seen[string(w.sig)] = slices.Clone(w.arrive)
 		if clean && len(problems) < maxProblems {
-			if p := w.fromSwitches(col, dst, dlid, uint32(first+i+1)); p != "" {
-				problems = append(problems, p)
-			}
+			problem(dlid, w.fromSwitches(col, dst, dlid, uint32(first+i+1)))
 		}
 	}
 	return walks, problems
@@ -147,7 +215,7 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []string) {
 // switch's entry — with "deliver to dlid's owner" as one value, the port
 // it takes to do so aside — and each group's SL. A DLID with the signature
 // of an earlier one (the LIDs of a switch's HCAs, mostly) adds nothing new.
-func (w *walker) signature(col []uint8, dst fabric.PortRef, dlid lft.LID) string {
+func (w *walker) signature(col []uint8, dst fabric.PortRef, dlid lft.LID) {
 	w.sig = w.sig[:0]
 	for j, sw := range w.lay.switches {
 		e := col[j]
@@ -163,7 +231,6 @@ func (w *walker) signature(col []uint8, dst fabric.PortRef, dlid lft.LID) string
 		w.sls[gi] = w.t.ClassSL(w.groups[gi].slClass, dlid) & 15
 		w.sig = append(w.sig, w.sls[gi])
 	}
-	return string(w.sig)
 }
 
 // follow walks group g's path toward dlid on SL sl, recording channels and
@@ -194,7 +261,7 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 			w.arrived(at.Port, sl, epoch)
 			return ""
 		}
-		vl := w.t.SL2VL(at.Node, at.Port, out, sl)
+		vl := w.vls.of(lay, at, out, sl)
 		if vl >= 15 {
 			return fmt.Sprintf("%s maps SL %d from port %d to port %d onto VL %d, toward LID 0x%04x from %s: %s", f.Name(at.Node), sl, at.Port, out, vl, dlid, f.PortString(src), vl15)
 		}
@@ -211,15 +278,21 @@ func (w *walker) follow(g *sourceGroup, col []uint8, dst fabric.PortRef, dlid lf
 			w.out.edges.add(int32(prev), int32(node), int32(lay.chOff[at.Node]*16))
 		}
 		prev = node
-		state := ch*16 + int(sl)
-		if w.inWalk[state] == w.walk {
+		mark := &w.passed[ch*16+int(sl)]
+		if mark.walk == w.walk {
 			return fmt.Sprintf("LID 0x%04x from %s loops (seen at %s port %d)", dlid, f.PortString(src), f.Name(at.Node), out)
 		}
-		w.inWalk[state] = w.walk
-		if w.done[state] == epoch {
+		mark.walk = w.walk
+		switch {
+		case mark.done != epoch:
+			mark.done, mark.vls = epoch, 1<<vl
+		case mark.vls&(1<<vl) != 0:
 			return "" // the rest of this path is known
+		default:
+			// the channels ahead are known, but not the dependency
+			// from this VL: one more hop records it
+			mark.vls |= 1 << vl
 		}
-		w.done[state] = epoch
 		at = next
 	}
 }
@@ -244,7 +317,7 @@ func (w *walker) delivery(arrive []int32, dst fabric.PortRef, dlid lft.LID) stri
 	at := w.lay.peerOf(dst)
 	for _, a := range arrive {
 		in, sl := int(a/16), uint8(a%16)
-		if vl := w.t.SL2VL(at.Node, in, at.Port, sl); vl >= 15 {
+		if vl := w.vls.of(w.lay, fabric.PortRef{Node: at.Node, Port: in}, at.Port, sl); vl >= 15 {
 			return fmt.Sprintf("%s maps SL %d from port %d to port %d onto VL %d, toward LID 0x%04x: %s", w.f.Name(at.Node), sl, in, at.Port, vl, dlid, vl15)
 		}
 	}

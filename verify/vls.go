@@ -1,0 +1,80 @@
+package verify
+
+import (
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// vlTables holds the switches' SL-to-VL tables as the walks read them,
+// small enough to stay in a cache: each (in port, out port) pair of a
+// switch names one of a few distinct 16-entry rows (SL → VL), shared by
+// every switch. A switch's pairs take (ports+1)² bytes, and a fabric
+// whose tables hold more than 256 distinct rows keeps one row per pair
+// (wide).
+type vlTables struct {
+	at   []int32 // per switch index: offset of its pairs, in*(ports+1)+out
+	pair []uint8 // row number per pair (narrow)
+	wide []int32 // row number per pair, when there are more than 256 rows
+	rows [][16]uint8
+}
+
+// newVLTables copies t's SL-to-VL tables for every in and out port
+// 0..ports of every switch, reading each SL2VL class's table once.
+func newVLTables(t *lft.Tables, lay *layout) *vlTables {
+	f := t.Fabric()
+	v := &vlTables{at: make([]int32, len(lay.switches))}
+	index := map[[16]uint8]int32{}
+	rowOf := func(row [16]uint8) int32 {
+		r, ok := index[row]
+		if !ok {
+			r = int32(len(v.rows))
+			index[row] = r
+			v.rows = append(v.rows, row)
+		}
+		return r
+	}
+	var pairs []int32
+	for s, sw := range lay.switches {
+		ports := f.Ports(sw)
+		v.at[s] = int32(len(pairs))
+		classes := map[int][]int32{} // per SL2VL class: its rows per out port
+		for in := 0; in <= ports; in++ {
+			class := t.SL2VLClass(sw, in)
+			rows, ok := classes[class]
+			if !ok {
+				table := t.SL2VLTable(sw, in)
+				rows = make([]int32, ports+1)
+				for out := range rows {
+					var row [16]uint8 // SL2VL's 0 beyond the table
+					if out*16 < len(table) {
+						copy(row[:], table[out*16:])
+					}
+					rows[out] = rowOf(row)
+				}
+				classes[class] = rows
+			}
+			pairs = append(pairs, rows...)
+		}
+	}
+	if len(v.rows) > 256 {
+		v.wide = pairs
+		return v
+	}
+	v.pair = make([]uint8, len(pairs))
+	for i, r := range pairs {
+		v.pair[i] = uint8(r)
+	}
+	return v
+}
+
+// of returns the VL that switch port in.Node:in.Port maps SL sl onto
+// toward out port out, as lft.Tables.SL2VL does.
+func (v *vlTables) of(lay *layout, in fabric.PortRef, out int, sl uint8) uint8 {
+	s := lay.swIndex[in.Node]
+	width := lay.pOff[in.Node+1] - lay.pOff[in.Node] // ports + 1
+	i := int(v.at[s]) + in.Port*width + out
+	if v.wide != nil {
+		return v.rows[v.wide[i]][sl&15]
+	}
+	return v.rows[v.pair[i]][sl&15]
+}
