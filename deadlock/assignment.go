@@ -33,6 +33,9 @@ type Options struct {
 	// routes it could not separate on the last VL and listing them in
 	// Assignment.OnCycle, instead of failing.
 	BestEffort bool
+	// Workers is how many goroutines AssignHops walks the routes on (0 or
+	// 1: one); the assignment is the same for every value.
+	Workers int
 	// probe marks a run made only to see whether advice to use this
 	// scheme would work: its own refusal then tries no other scheme (the
 	// two schemes' refusals each try the other).

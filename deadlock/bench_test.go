@@ -34,7 +34,7 @@ func BenchmarkAssign(b *testing.B) {
 				var err error
 				for i := 0; i < b.N; i++ {
 					if scheme == "hops" {
-						a, err = AssignHops(r, Options{})
+						a, err = AssignHops(r, Options{Workers: runtime.GOMAXPROCS(0)})
 					} else {
 						a, err = AssignDFSSSP(r, Options{VLs: 15})
 					}

@@ -10,6 +10,7 @@ import (
 	"slimroute/clos"
 	"slimroute/deadlock"
 	"slimroute/fabric"
+	"slimroute/internal/failures"
 	"slimroute/layers"
 	"slimroute/lft"
 	"slimroute/slimfly"
@@ -194,4 +195,88 @@ func TestHopsSchemeGivesLongRoutesVLsOfTheirOwn(t *testing.T) {
 	if _, err := deadlock.AssignHops(r6, deadlock.Options{VLs: 2}); err == nil || !strings.Contains(err.Error(), "needs 3 VLs") {
 		t.Fatalf("two VLs: %v", err)
 	}
+}
+
+// TestHopsAssignmentIsTheSameOnAnyNumberOfWorkers assigns the hop-indexed
+// VLs to generated routings — Slim Flies with failed cables and switches
+// (four-hop routes), rings (routes of five hops and more, packed in
+// order), a Clos — on 1, 2 and 5 workers, and wants the same SL for every
+// route and the same SL-to-VL tables.
+func TestHopsAssignmentIsTheSameOnAnyNumberOfWorkers(t *testing.T) {
+	type build struct {
+		name string
+		f    func() (*fabric.Fabric, error)
+	}
+	var cases []build
+	for seed := range uint64(4) {
+		cases = append(cases, build{fmt.Sprintf("q=5 seed %d", seed), func() (*fabric.Fabric, error) {
+			f, err := slimfly.Build(slimfly.Params{Q: 5})
+			if err != nil {
+				return nil, err
+			}
+			return failures.Draw(f, 2+int(seed)*3, int(seed%2), seed)
+		}})
+	}
+	cases = append(cases,
+		build{"ring 40", func() (*fabric.Fabric, error) { return ring(t, 40), nil }},
+		build{"ring 16", func() (*fabric.Fabric, error) { return ring(t, 16), nil }},
+		build{"clos", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Radix: 8}) }})
+	for i, c := range cases {
+		f, err := c.f()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := layers.Compute(f, layers.Options{Layers: 1 + 3*(i%2), Seed: uint64(i)})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var want *deadlock.Assignment
+		for _, workers := range []int{1, 2, 5} {
+			a, err := deadlock.AssignHops(r, deadlock.Options{VLs: 15, Workers: workers})
+			if err != nil {
+				t.Fatalf("%s, %d workers: %v", c.name, workers, err)
+			}
+			if want == nil {
+				want = a
+				if !strings.HasPrefix(c.name, "clos") && a.LongRoutes == 0 {
+					t.Errorf("%s: no route of four hops or more, nothing whose order matters", c.name)
+				}
+				continue
+			}
+			if d := assignmentDiff(r, want, a); d != "" {
+				t.Errorf("%s: %d workers against 1: %s", c.name, workers, d)
+			}
+		}
+	}
+}
+
+// assignmentDiff names the first difference between two assignments of
+// routing r, or "".
+func assignmentDiff(r *layers.Routing, a, b *deadlock.Assignment) string {
+	if a.VLs != b.VLs || a.SLs != b.SLs || a.LongRoutes != b.LongRoutes {
+		return fmt.Sprintf("%d/%d/%d VLs, SLs, long routes against %d/%d/%d", b.VLs, b.SLs, b.LongRoutes, a.VLs, a.SLs, a.LongRoutes)
+	}
+	for k := range r.NumLayers() {
+		for d := range r.NumDests() {
+			for s := range r.NumSwitches() {
+				if a.SL(k, s, d) != b.SL(k, s, d) {
+					return fmt.Sprintf("layer %d, switch %d to destination %d: SL %d against %d", k, s, d, b.SL(k, s, d), a.SL(k, s, d))
+				}
+			}
+		}
+	}
+	for s := range r.NumSwitches() {
+		sw := r.SwitchID(s)
+		n := r.Fabric.Ports(sw)
+		for in := 0; in <= n; in++ {
+			for out := 0; out <= n; out++ {
+				for sl := range uint8(16) {
+					if a.VL(sw, in, out, sl) != b.VL(sw, in, out, sl) {
+						return fmt.Sprintf("%s %d→%d SL %d: VL %d against %d", r.Fabric.Name(sw), in, out, sl, b.VL(sw, in, out, sl), a.VL(sw, in, out, sl))
+					}
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package deadlock
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"slimroute/layers"
@@ -60,25 +61,29 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	// first pass: the colouring's conflicts, and the routes of five hops or
 	// more (few); routes are walked, not stored (there are tens of
 	// millions on a large fabric)
-	c := newConflicts(S)
-	var long []path
-	var longest, four int
-	err = eachPath(r, func(p path, hops int) {
-		longest = max(longest, hops)
+	workers := max(1, opts.Workers)
+	each := make([]*hopsSeen, workers) // apart, so that workers share no cache line
+	for w := range each {
+		each[w] = &hopsSeen{c: newConflicts(S)}
+	}
+	err = eachPath(r, workers, func(w, b int, p path, hops int) {
+		seen := each[w]
+		seen.longest = max(seen.longest, hops)
 		switch {
 		case hops == 3:
-			c.separate(p.v[1], p.v[2]) // the second switch from the third
+			seen.c.separate(p.v[1], p.v[2]) // the second switch from the third
 		case hops == 4:
-			c.separate(p.v[1], p.v[2]) // … and on four-hop routes from the fourth
-			c.separate(p.v[1], p.v[3])
-			four++
+			seen.c.separate(p.v[1], p.v[2]) // … and on four-hop routes from the fourth
+			seen.c.separate(p.v[1], p.v[3])
+			seen.four++
 		case hops > 4:
-			long = append(long, p)
+			seen.long = append(seen.long, batchPath{b, p})
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
+	c, long, longest, four := mergeSeen(S, each)
 	colors, n := dsatur(c.lists())
 	need := max(longest, 1)
 	var longVL []uint8
@@ -104,7 +109,7 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	a.Colors, a.fourHops = colors, four > 0 || len(long) > 0
 	a.longSL, a.longVLs = n, nLong
 	// second pass: the SLs
-	eachPath(r, func(p path, hops int) {
+	eachPath(r, workers, func(_, _ int, p path, hops int) {
 		if hops <= 4 {
 			*a.slot(p.k, p.s, p.d) = uint8(colors[p.v[1]])
 		}
@@ -125,11 +130,12 @@ type path struct {
 	v       [5]int
 }
 
-// eachPath calls f with every route (see eachRoute), its first switches
-// and its length in switch-to-switch hops; it fails on a route that loops.
-func eachPath(r *layers.Routing, f func(p path, hops int)) error {
+// eachPath calls f with every route (see eachRouteOn, whose workers and
+// batches f learns), its first switches and its length in switch-to-switch
+// hops; it fails on a route that loops.
+func eachPath(r *layers.Routing, workers int, f func(w, batch int, p path, hops int)) error {
 	S := r.NumSwitches()
-	return eachRoute(r, func(rt route) error {
+	return eachRouteOn(r, workers, func(w, batch int, rt route) error {
 		p := path{k: int(rt.layer), s: int(rt.s), d: int(rt.d), v: [5]int{int(rt.s), -1, -1, -1, -1}}
 		hops := 0
 		for x := p.s; ; hops++ {
@@ -145,9 +151,46 @@ func eachPath(r *layers.Routing, f func(p path, hops int)) error {
 			}
 			x = y
 		}
-		f(p, hops)
+		f(w, batch, p, hops)
 		return nil
 	})
+}
+
+// hopsSeen is what one worker of AssignHops' first pass saw: the
+// colouring's conflicts, the longest route, the four-hop routes and the
+// routes of five hops or more (few; routes are walked, not stored: there
+// are tens of millions on a large fabric).
+type hopsSeen struct {
+	c       *conflicts
+	longest int
+	four    int
+	long    []batchPath
+}
+
+// batchPath is a route of five hops or more and the batch it came in.
+type batchPath struct {
+	batch int
+	p     path
+}
+
+// mergeSeen joins the workers' findings: the conflicts' union, the long
+// routes in eachRouteOn's order (by batch; a batch is one worker's, in
+// order), the longest route and the number of four-hop routes.
+func mergeSeen(S int, each []*hopsSeen) (c *conflicts, long []path, longest, four int) {
+	c = newConflicts(S)
+	var all []batchPath
+	for _, seen := range each {
+		for i, w := range seen.c.bit {
+			c.bit[i] |= w
+		}
+		longest, four = max(longest, seen.longest), four+seen.four
+		all = append(all, seen.long...)
+	}
+	slices.SortStableFunc(all, func(a, b batchPath) int { return a.batch - b.batch })
+	for _, bp := range all {
+		long = append(long, bp.p)
+	}
+	return c, long, longest, four
 }
 
 // conflicts is the graph a colouring must respect, as a bit matrix over

@@ -21,6 +21,9 @@
 package deadlock
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"slimroute/layers"
 )
 
@@ -32,29 +35,65 @@ type route struct {
 	layer int16
 }
 
-// eachRoute calls f with every route that crosses at least one
-// inter-switch channel, layer by layer, destination by destination, until
-// f fails: sources are switches with endpoints; destinations are all
-// endpoints on every layer and all switches on layer 0. An endpoint that
-// shares another's trees in layers ≥ 1 (layers.Routing.SharedWith) has the
-// same routes there: they come once, for the endpoint it shares with, and
-// copySharedSLs gives it the same SLs.
-func eachRoute(r *layers.Routing, f func(rt route) error) error {
-	S := r.NumSwitches()
-	dests := r.Dests()
+// routeBatch is how many destinations (of one layer or consecutive
+// layers) make one batch of eachRouteOn: fixed, so the batches do not
+// depend on the number of workers.
+const routeBatch = 32
+
+// eachRouteOn calls f with every route that crosses at least one
+// inter-switch channel, on up to workers goroutines (0 or 1: one):
+// sources are switches with endpoints; destinations are all endpoints on
+// every layer and all switches on layer 0. An endpoint that shares
+// another's trees in layers ≥ 1 (layers.Routing.SharedWith) has the same
+// routes there: they come once, for the endpoint it shares with, and
+// copySharedSLs gives it the same SLs. The destinations, layer by layer,
+// are cut into batches of routeBatch; f learns its worker
+// (0..workers-1) and its batch, whose routes it gets destination by
+// destination, source by source, one batch at a time per worker. It
+// returns the error of the first failing batch (a failing batch stops;
+// the others run on).
+func eachRouteOn(r *layers.Routing, workers int, f func(w, batch int, rt route) error) error {
+	var targets []route // the destinations in order (s unused)
 	for k := 0; k < r.NumLayers(); k++ {
-		for d := range dests {
+		for d := range r.Dests() {
 			if k > 0 && d >= r.NumEndpoints() {
 				break
 			}
-			if k > 0 && r.SharedWith(d) != d {
-				continue
+			if k == 0 || r.SharedWith(d) == d {
+				targets = append(targets, route{d: int32(d), layer: int16(k)})
 			}
-			for s := 0; s < S; s++ {
-				if r.Hosts(s) == 0 || s == dests[d].Switch {
-					continue
-				}
-				if err := f(route{int32(s), int32(d), int16(k)}); err != nil {
+		}
+	}
+	S, dests := r.NumSwitches(), r.Dests()
+	batches := (len(targets) + routeBatch - 1) / routeBatch
+	errs := make([]error, batches)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range max(1, min(workers, batches)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := int(next.Add(1) - 1); b < batches; b = int(next.Add(1) - 1) {
+				errs[b] = eachRouteIn(targets[b*routeBatch:min((b+1)*routeBatch, len(targets))], S, r, dests, func(rt route) error { return f(w, b, rt) })
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachRouteIn calls f with the routes toward targets (their s unused), as
+// eachRouteOn orders them, until f fails.
+func eachRouteIn(targets []route, S int, r *layers.Routing, dests []layers.Dest, f func(rt route) error) error {
+	for _, t := range targets {
+		for s := 0; s < S; s++ {
+			if r.Hosts(s) > 0 && s != dests[t.d].Switch {
+				if err := f(route{int32(s), t.d, t.layer}); err != nil {
 					return err
 				}
 			}
@@ -63,10 +102,10 @@ func eachRoute(r *layers.Routing, f func(rt route) error) error {
 	return nil
 }
 
-// enumerate lists the routes of eachRoute.
+// enumerate lists the routes of eachRouteOn, in order.
 func enumerate(r *layers.Routing) []route {
 	var out []route
-	eachRoute(r, func(rt route) error { out = append(out, rt); return nil })
+	eachRouteOn(r, 1, func(_, _ int, rt route) error { out = append(out, rt); return nil })
 	return out
 }
 

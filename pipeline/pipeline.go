@@ -100,7 +100,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	}
 	lap("layers")
 	res := &Result{Routing: r, LIDs: lids}
-	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort}
+	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
 	switch c.Deadlock {
 	case "hops":
 		res.Assignment, err = deadlock.AssignHops(r, opts)
