@@ -34,22 +34,26 @@ func newVLTables(t *lft.Tables, lay *layout) *vlTables {
 		return r
 	}
 	var pairs []int32
+	known := map[string][]int32{} // per class table: its rows per out port
 	for s, sw := range lay.switches {
 		ports := f.Ports(sw)
 		v.at[s] = int32(len(pairs))
-		classes := map[int][]int32{} // per SL2VL class: its rows per out port
+		classes := map[int][]int32{} // per SL2VL class of this switch
 		for in := 0; in <= ports; in++ {
 			class := t.SL2VLClass(sw, in)
 			rows, ok := classes[class]
 			if !ok {
 				table := t.SL2VLTable(sw, in)
-				rows = make([]int32, ports+1)
-				for out := range rows {
-					var row [16]uint8 // SL2VL's 0 beyond the table
-					if out*16 < len(table) {
-						copy(row[:], table[out*16:])
+				if rows, ok = known[string(table)]; !ok || len(rows) != ports+1 {
+					rows = make([]int32, ports+1)
+					for out := range rows {
+						var row [16]uint8 // SL2VL's 0 beyond the table
+						if out*16 < len(table) {
+							copy(row[:], table[out*16:])
+						}
+						rows[out] = rowOf(row)
 					}
-					rows[out] = rowOf(row)
+					known[string(table)] = rows
 				}
 				classes[class] = rows
 			}

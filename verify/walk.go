@@ -147,7 +147,7 @@ type walker struct {
 	// at its owner's switch, in-port*16 + SL, and their epochs
 	arrive     []int32
 	arriveSeen []uint32
-	sls        []uint8 // per group: its SL toward the current DLID
+	slCols     []uint8 // the chunk's path SLs, DLID-major: per group its SL
 	sig        []byte
 }
 
@@ -156,8 +156,7 @@ func newWalker(t *lft.Tables, lay *layout, vls *vlTables, groups []sourceGroup, 
 	out.edges, out.used = newEdgeSet(C, (lay.maxPorts+1)*16), make([]bool, C)
 	return &walker{t: t, f: t.Fabric(), lay: lay, vls: vls, groups: groups, out: out, arriveSeen: make([]uint32, (lay.maxPorts+1)*16),
 		passed:  make([]passMark, C),
-		reached: make([]uint32, len(lay.switches)), onWay: make([]uint32, len(lay.switches)),
-		sls: make([]uint8, len(groups))}
+		reached: make([]uint32, len(lay.switches)), onWay: make([]uint32, len(lay.switches))}
 }
 
 // walkChunk walks the DLIDs of one chunk, the first of which is number
@@ -173,6 +172,15 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 			w.cols[i*S+j] = w.t.Port(sw, dlid)
 		}
 	}
+	G := len(w.groups)
+	if need := len(part) * G; len(w.slCols) < need {
+		w.slCols = make([]uint8, need)
+	}
+	for gi, g := range w.groups {
+		for i, dlid := range part {
+			w.slCols[i*G+gi] = w.t.ClassSL(g.slClass, dlid) & 15
+		}
+	}
 	seen := map[string][]int32{} // per signature: its DLID's arrivals
 	walks := 0
 	var problems []found
@@ -185,7 +193,8 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 		col := w.cols[i*S : (i+1)*S]
 		owner, _, _ := w.t.LIDs().Owner(dlid)
 		dst := owner.Port
-		w.signature(col, dst, dlid)
+		sls := w.slCols[i*G : (i+1)*G]
+		w.signature(col, dst, sls)
 		if arrive, dup := seen[string(w.sig)]; dup {
 			problem(dlid, w.delivery(arrive, dst, dlid))
 			continue
@@ -198,7 +207,7 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 			}
 			walks++
 			w.walk++
-			if p := w.follow(&w.groups[gi], col, dst, dlid, w.sls[gi], uint32(first+i+1)); p != "" {
+			if p := w.follow(&w.groups[gi], col, dst, dlid, sls[gi], uint32(first+i+1)); p != "" {
 				clean = false
 				problem(dlid, p)
 			}
@@ -211,26 +220,25 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 	return walks, problems
 }
 
-// signature fills w.sig with what the walks toward dlid depend on: each
-// switch's entry — with "deliver to dlid's owner" as one value, the port
-// it takes to do so aside — and each group's SL. A DLID with the signature
-// of an earlier one (the LIDs of a switch's HCAs, mostly) adds nothing new.
-func (w *walker) signature(col []uint8, dst fabric.PortRef, dlid lft.LID) {
-	w.sig = w.sig[:0]
-	for j, sw := range w.lay.switches {
-		e := col[j]
-		switch {
-		case e == 0 && dst == fabric.PortRef{Node: sw}:
-			e = 0xFE
-		case e != 0 && e != lft.Drop && int(e) <= w.f.Ports(sw) && w.lay.peerOf(fabric.PortRef{Node: sw, Port: int(e)}) == dst:
-			e = 0xFE
+// signature fills w.sig with what the walks toward dlid (owned by dst)
+// depend on: each switch's entry — with "deliver to dlid's owner" as one
+// value, the port it takes to do so aside — and each group's SL (sls). A
+// DLID with the signature of an earlier one (the LIDs of a switch's HCAs,
+// mostly) adds nothing new. Only one switch can deliver to dst: its own
+// switch, or the switch its cable ends in.
+func (w *walker) signature(col []uint8, dst fabric.PortRef, sls []uint8) {
+	w.sig = append(w.sig[:0], col...)
+	home, port := dst.Node, uint8(0)
+	if dst.Port != 0 {
+		at := w.lay.peerOf(dst)
+		home, port = at.Node, uint8(at.Port)
+	}
+	if home >= 0 {
+		if j := w.lay.swIndex[home]; j >= 0 && col[j] == port {
+			w.sig[j] = 0xFE
 		}
-		w.sig = append(w.sig, e)
 	}
-	for gi := range w.groups {
-		w.sls[gi] = w.t.ClassSL(w.groups[gi].slClass, dlid) & 15
-		w.sig = append(w.sig, w.sls[gi])
-	}
+	w.sig = append(w.sig, sls...)
 }
 
 // follow walks group g's path toward dlid on SL sl, recording channels and
