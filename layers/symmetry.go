@@ -148,21 +148,27 @@ func (g *graph) searched(d int) bool {
 }
 
 // expand fills the tables of every destination that was not searched
-// with the image of its representative's. Cost: O(L × dests × S).
+// with the image of its representative's, each layer's destinations in
+// batch parts, in parallel when g.parallel (each table is written once,
+// from tables that are searched, so the parts do not meet). Cost:
+// O(L × dests × S).
 func (sym *symmetry) expand(g *graph, r *Routing) {
 	S := len(g.adj)
 	for _, next := range r.next {
-		for d := range len(next) / S {
-			t := g.dests[d].Switch
-			if sym.rep[t] == int32(t) {
-				continue
+		n := len(next) / S
+		eachWorker(batch, g.parallel, func(w int) {
+			for d := w * n / batch; d < (w+1)*n/batch; d++ {
+				t := g.dests[d].Switch
+				if sym.rep[t] == int32(t) {
+					continue
+				}
+				d0 := g.nEP + int(sym.rep[t]) // a switch: its own LID
+				if d < g.nEP {
+					d0 = int(sym.first[sym.rep[t]]) + d - int(sym.first[t])
+				}
+				sym.mapTable(g, next[d0*S:(d0+1)*S], next[d*S:(d+1)*S], int(sym.from[t]))
 			}
-			d0 := g.nEP + int(sym.rep[t]) // a switch: its own LID
-			if d < g.nEP {
-				d0 = int(sym.first[sym.rep[t]]) + d - int(sym.first[t])
-			}
-			sym.mapTable(g, next[d0*S:(d0+1)*S], next[d*S:(d+1)*S], int(sym.from[t]))
-		}
+		})
 	}
 }
 

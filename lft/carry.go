@@ -49,6 +49,18 @@ func (t *Tables) CopyLFT(dst []uint8, sw fabric.NodeID) int {
 	return copy(dst, t.lft[s])
 }
 
+// CopySL2VLTable copies switch sw's SL-to-VL table for packets arriving
+// on port in, indexed out*16+sl, into dst (as far as both reach) and
+// returns how many entries it copied: SL2VLTable without the copy's
+// allocation.
+func (t *Tables) CopySL2VLTable(dst []uint8, sw fabric.NodeID, in int) int {
+	s := t.switchIndex(sw)
+	if s < 0 || in < 0 || in >= len(t.vlIn[s]) {
+		return 0
+	}
+	return copy(dst, t.vl[s][t.vlIn[s][in]])
+}
+
 // SL2VLTable returns a copy of switch sw's SL-to-VL table for packets
 // arriving on port in, indexed out*16+sl: SL2VL for every out port and SL
 // at once.

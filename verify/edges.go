@@ -5,18 +5,23 @@ import "math/bits"
 // edgeSet is a set of CDG edges between (channel, VL) nodes. An edge
 // leaves a node a = (channel, VL) for a node b on a channel of the switch
 // that channel leads to, so per a the targets form one short bit row,
-// indexed from that switch's first node. The rows live in one arena and
-// a node gets its row with its first edge; a node's row offset and base
-// sit side by side, so adding an edge reads one small entry and one word.
+// indexed from that switch's first node. A node gets its row with its
+// first edge, from blocks of rowsPerBlock rows (none is ever moved); a
+// node's row number and base sit side by side, so adding an edge reads
+// one small entry and one word.
 type edgeSet struct {
-	words int       // words per row: the most ports of a switch, plus 1, times 16 VLs, in bits
-	rows  []edgeRow // per node a
-	arena []uint64
+	words  int       // words per row: the most ports of a switch, plus 1, times 16 VLs, in bits
+	rows   []edgeRow // per node a
+	blocks [][]uint64
+	n      int // rows handed out
 }
 
-// edgeRow locates node a's row: arena[off-1:][:words], off 0 when a has
-// no edge yet; bit 0 of the row is node base.
-type edgeRow struct{ off, base int32 }
+// rowsPerBlock is how many rows one block of an edgeSet holds.
+const rowsPerBlock = 1024
+
+// edgeRow locates node a's row: row number num-1, num 0 when a has no
+// edge yet; bit 0 of the row is node base.
+type edgeRow struct{ num, base int32 }
 
 func newEdgeSet(n, width int) edgeSet {
 	return edgeSet{words: (width + 63) / 64, rows: make([]edgeRow, n)}
@@ -25,34 +30,39 @@ func newEdgeSet(n, width int) edgeSet {
 // add records a → b; base is the first node of b's switch.
 func (e *edgeSet) add(a, b, base int32) {
 	r := &e.rows[a]
-	if r.off == 0 {
-		r.off, r.base = int32(len(e.arena)+1), base
-		e.arena = append(e.arena, make([]uint64, e.words)...)
+	if r.num == 0 {
+		*r = e.newRow(base)
 	}
 	i := b - r.base
-	e.arena[int(r.off-1)+int(i/64)] |= 1 << (i % 64)
+	e.row(r.num)[i/64] |= 1 << (i % 64)
 }
 
-// row returns node a's row, or nil.
-func (e *edgeSet) row(a int) []uint64 {
-	r := e.rows[a]
-	if r.off == 0 {
-		return nil
+// newRow hands out an empty row whose bit 0 is node base.
+func (e *edgeSet) newRow(base int32) edgeRow {
+	if e.n%rowsPerBlock == 0 {
+		e.blocks = append(e.blocks, make([]uint64, rowsPerBlock*e.words))
 	}
-	return e.arena[r.off-1 : int(r.off-1)+e.words]
+	e.n++
+	return edgeRow{num: int32(e.n), base: base}
+}
+
+// row returns row number num-1 (num > 0).
+func (e *edgeSet) row(num int32) []uint64 {
+	i := int(num - 1)
+	start := i % rowsPerBlock * e.words
+	return e.blocks[i/rowsPerBlock][start : start+e.words]
 }
 
 func (e *edgeSet) merge(o edgeSet) {
 	for a, r := range o.rows {
-		if r.off == 0 {
+		if r.num == 0 {
 			continue
 		}
-		if e.rows[a].off == 0 {
-			e.rows[a] = edgeRow{off: int32(len(e.arena) + 1), base: r.base}
-			e.arena = append(e.arena, make([]uint64, e.words)...)
+		if e.rows[a].num == 0 {
+			e.rows[a] = e.newRow(r.base)
 		}
-		mine := e.row(a)
-		for i, w := range o.row(a) {
+		mine := e.row(e.rows[a].num)
+		for i, w := range o.row(r.num) {
 			mine[i] |= w
 		}
 	}
@@ -61,12 +71,17 @@ func (e *edgeSet) merge(o edgeSet) {
 // list returns the edges ordered by source node, then target.
 func (e *edgeSet) list() [][2]int32 {
 	n := 0
-	for _, w := range e.arena {
-		n += bits.OnesCount64(w)
+	for _, b := range e.blocks {
+		for _, w := range b {
+			n += bits.OnesCount64(w)
+		}
 	}
 	out := make([][2]int32, 0, n)
 	for a, r := range e.rows {
-		for i, w := range e.row(a) {
+		if r.num == 0 {
+			continue
+		}
+		for i, w := range e.row(r.num) {
 			for w != 0 {
 				j := int32(i*64 + bits.TrailingZeros64(w))
 				out = append(out, [2]int32{int32(a), r.base + j})

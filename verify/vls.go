@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"slices"
+
 	"slimroute/fabric"
 	"slimroute/lft"
 )
@@ -33,25 +35,28 @@ func newVLTables(t *lft.Tables, lay *layout) *vlTables {
 		}
 		return r
 	}
-	var pairs []int32
+	size := 0
+	for _, sw := range lay.switches {
+		size += (f.Ports(sw) + 1) * (f.Ports(sw) + 1)
+	}
+	pairs := make([]int32, 0, size)
 	known := map[string][]int32{} // per class table: its rows per out port
+	var table []uint8
 	for s, sw := range lay.switches {
 		ports := f.Ports(sw)
 		v.at[s] = int32(len(pairs))
+		table = slices.Grow(table[:0], (ports+1)*16)[:(ports+1)*16]
 		classes := map[int][]int32{} // per SL2VL class of this switch
 		for in := 0; in <= ports; in++ {
 			class := t.SL2VLClass(sw, in)
 			rows, ok := classes[class]
 			if !ok {
-				table := t.SL2VLTable(sw, in)
-				if rows, ok = known[string(table)]; !ok || len(rows) != ports+1 {
+				clear(table) // SL2VL's 0 beyond the switch's table
+				t.CopySL2VLTable(table, sw, in)
+				if rows, ok = known[string(table)]; !ok {
 					rows = make([]int32, ports+1)
 					for out := range rows {
-						var row [16]uint8 // SL2VL's 0 beyond the table
-						if out*16 < len(table) {
-							copy(row[:], table[out*16:])
-						}
-						rows[out] = rowOf(row)
+						rows[out] = rowOf([16]uint8(table[out*16:]))
 					}
 					known[string(table)] = rows
 				}
