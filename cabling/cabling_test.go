@@ -548,4 +548,41 @@ func TestUnanchoredAdviceWorks(t *testing.T) {
 	if r := Verify(plan, named); !r.Clean() {
 		t.Errorf("with the node-name-map: %s", r.Summary())
 	}
+	// the other advice: the HCAs describe themselves by host name, so a
+	// plan made with the host names identifies them, and through them
+	// the switches
+	if !strings.Contains(r.Findings[0].Instruction, "cabling plan --hosts") {
+		t.Fatalf("the advice names no plan with host names: %s", r.Findings[0].Instruction)
+	}
+	placed, err := MakePlan(plan, DefaultGeometry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pattern, err := HostPattern("node%03d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted, err := NameHosts(placed.Fabric, pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes = hosted.Nodes()
+	for i := range nodes {
+		nodes[i].GUID, nodes[i].Attrs, nodes[i].Place = fabric.GUID(0x0002c90300000000|uint64(i)<<8), nil, fabric.Placement{}
+		if nodes[i].Kind == fabric.Switch {
+			nodes[i].Name = fmt.Sprintf("MF0;switch-%d:MQM8700/U1", i)
+		} else {
+			nodes[i].Name += " mlx5_0"
+		}
+	}
+	byHosts, err := fabric.New(nodes, hosted.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Verify(placed.Fabric, byHosts); len(r.Findings) != 1 || r.Findings[0].Kind != Unanchored {
+		t.Fatalf("a plan without host names, hosts described by name: %s", r.Summary())
+	}
+	if r := Verify(hosted, byHosts); !r.Clean() || len(r.Unidentified) > 0 {
+		t.Errorf("with the plan made with --hosts node%%03d: %s", r.Summary())
+	}
 }

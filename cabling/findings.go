@@ -57,7 +57,7 @@ func (g *portGraph) misnamedFindings() []Finding {
 		// a description several discovered nodes share carries their GUID
 		// (fabric's uniqueNames): it is still the description
 		desc := strings.TrimSuffix(n.Name, fmt.Sprintf(" (%s)", n.GUID))
-		q, ok := g.plan.NodeByName(desc)
+		q, ok := describedAs(g.plan, fabric.Node{Kind: n.Kind, Name: desc})
 		if !ok && named && n.Kind == fabric.HCA {
 			out = append(out, g.unconfirmedFinding(fabric.NodeID(p), n, desc))
 			continue

@@ -3,6 +3,7 @@ package cabling
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"slimroute/fabric"
 )
@@ -39,7 +40,7 @@ func identify(plan, found *fabric.Fabric) *identity {
 	}
 	fn := found.Nodes()
 	for d := range fn {
-		if p, ok := plan.NodeByName(fn[d].Name); ok {
+		if p, ok := describedAs(plan, fn[d]); ok {
 			id.set(plan, found, fabric.NodeID(d), p, ByDescription)
 		}
 	}
@@ -56,6 +57,25 @@ func identify(plan, found *fabric.Fabric) *identity {
 	id.swapByCables(plan, found)
 	id.crossedLabels(plan, found)
 	return id
+}
+
+// describedAs returns the planned node that discovered node n's
+// description names: the whole description, or for an HCA the host name
+// it begins with, when that is a planned HCA's name — an operating system
+// describes its HCA by host name and device ("node017 mlx5_0", "node017
+// HCA-1"), and a plan made with host names names its HCAs by them. A
+// description that fabric made unique with the GUID ("node017 (0x…)":
+// several devices call themselves node017) names no host.
+func describedAs(plan *fabric.Fabric, n fabric.Node) (fabric.NodeID, bool) {
+	if p, ok := plan.NodeByName(n.Name); ok {
+		return p, true
+	}
+	host, device, ok := strings.Cut(n.Name, " ")
+	if !ok || n.Kind != fabric.HCA || host == "" || device == "" || strings.HasPrefix(device, "(") {
+		return -1, false
+	}
+	p, ok := plan.NodeByName(host)
+	return p, ok && plan.Node(p).Kind == fabric.HCA
 }
 
 // crossedLabels settles the devices whose node description names one

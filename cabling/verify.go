@@ -222,7 +222,19 @@ func unanchored(plan, found *fabric.Fabric, id *identity) (Finding, bool) {
 		names = append(names, fmt.Sprintf("%q", found.Node(fabric.NodeID(d)).Name))
 	}
 	return Finding{Kind: Unanchored, Nodes: []string{}, Actions: []Action{},
-		Instruction: fmt.Sprintf("none of the %d discovered nodes (named like %s) is a planned node by its node description or its GUID, so nothing anchors the comparison and every cable would differ: name the discovered nodes with their planned names in a node-name-map (--node-name-map FILE, a line 0xGUID \"planned name\" per node), or give the devices their planned node descriptions", found.NumNodes(), strings.Join(names, ", "))}, true
+		Instruction: fmt.Sprintf("none of the %d discovered nodes (named like %s) is a planned node by its node description or its GUID, so nothing anchors the comparison and every cable would differ: name the discovered nodes with their planned names in a node-name-map (--node-name-map FILE, a line 0xGUID \"planned name\" per node), give the devices their planned node descriptions%s", found.NumNodes(), strings.Join(names, ", "), hostAdvice(found))}, true
+}
+
+// hostAdvice is the unanchored finding's advice for a discovery whose
+// HCAs describe themselves by host name and device ("node017 mlx5_0"):
+// make the plan with the host names.
+func hostAdvice(found *fabric.Fabric) string {
+	for _, n := range found.Nodes() {
+		if host, device, ok := strings.Cut(n.Name, " "); ok && n.Kind == fabric.HCA && host != "" && device != "" {
+			return fmt.Sprintf(", or — the HCAs carry host names, such as %q — make the plan with the cluster's host names (cabling plan --hosts: a pattern such as node%%03d, a list in rack order, or a CSV rack,u,host)", host)
+		}
+	}
+	return ""
 }
 
 // cutOff returns "rack R, NAME" (or NAME) of the planned switch whose

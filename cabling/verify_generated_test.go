@@ -127,7 +127,7 @@ func TestVerifyDoesNotDependOnDiscoveryOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		for seed := uint64(1); seed <= 30; seed++ {
-			naming := wiringfaults.Namings[seed%3]
+			naming := wiringfaults.Namings[seed%uint64(len(wiringfaults.Namings))]
 			c, err := wiringfaults.Generate(plan, seed, wiringfaults.Options{Naming: naming, Faults: 1 + int(seed%10)})
 			if err != nil {
 				t.Fatal(err)

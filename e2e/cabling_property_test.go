@@ -43,7 +43,8 @@ func e2eSample() []e2eCase {
 		}
 	}
 	for _, fab := range []string{"sf7", "clos2", "clos3"} {
-		for _, naming := range wiringfaults.Namings {
+		// hosts described by host name go through ibsim on sf5 above
+		for _, naming := range []wiringfaults.Naming{wiringfaults.PlanDescriptions, wiringfaults.FactoryNewGUIDs, wiringfaults.FactoryPlannedGUIDs} {
 			for _, faults := range []int{3, 10} {
 				cs = append(cs, e2eCase{fab, naming, nil, faults, uint64(faults)})
 			}

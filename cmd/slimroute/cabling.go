@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -55,6 +56,7 @@ Example:
 					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry().CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
 					&cli.StringFlag{Name: "site", Value: "slimroute", Usage: "NetBox site the devices go to (netbox-devices.csv)"},
 					&cli.StringFlag{Name: "rate", Usage: "planned link rate such as 4xEDR; verify reports cables that train slower"},
+					&cli.StringFlag{Name: "hosts", Usage: "name the HCAs after the cluster's hosts: a pattern such as node%03d (numbered from 1 in rack order: rack by rack, from the lowest unit up), a `FILE` with one host name per line in that order, or a CSV file with the header rack,u,host; cabling verify then knows a host by its node description (\"node017 mlx5_0\")"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write the plan's files to `DIR`"},
 				),
 				Action: func(c *cli.Context) error {
@@ -76,6 +78,11 @@ Example:
 					p, err := cabling.MakePlan(f, g)
 					if err != nil {
 						return err
+					}
+					if spec := c.String("hosts"); spec != "" {
+						if p, err = withHosts(p, spec, g); err != nil {
+							return err
+						}
 					}
 					f = p.Fabric // with the default layout's rack units
 					dir := c.String("output")
@@ -110,8 +117,9 @@ Example:
 			{
 				Name:  "verify",
 				Usage: "compare an ibnetdiscover dump with the plan and say which cables to fix",
-				Description: `Identifies the discovered nodes (by node description, after a node-name-map if given,
-then by GUID, then by the hosts and neighbouring switches cabled to them, so switches with
+				Description: `Identifies the discovered nodes (by node description, after a node-name-map if given —
+a host also by the host name its description begins with, "node017 mlx5_0", when the plan
+was made with --hosts — then by GUID, then by the hosts and neighbouring switches cabled to them, so switches with
 factory descriptions are found too; where a description and a GUID name different planned nodes,
 the cables decide), then compares every port with the plan. Every port that
 is not as planned is in exactly one finding, in rack order, with the fewest physical steps
@@ -214,4 +222,29 @@ func withRate(f *fabric.Fabric, rate string) (*fabric.Fabric, error) {
 		links[i].Width, links[i].Speed = w, s
 	}
 	return fabric.New(f.Nodes(), links)
+}
+
+// withHosts makes plan p again with its HCAs named after the hosts of
+// --hosts spec: a pattern (it holds a %), else a file.
+func withHosts(p *cabling.Plan, spec string, g cabling.Geometry) (*cabling.Plan, error) {
+	var hosts cabling.Hosts
+	var err error
+	if strings.Contains(spec, "%") {
+		hosts, err = cabling.HostPattern(spec)
+	} else {
+		var fh *os.File
+		if fh, err = os.Open(spec); err != nil {
+			return nil, fmt.Errorf("--hosts: %w (give a file of host names, or a pattern such as node%%03d)", err)
+		}
+		defer fh.Close()
+		hosts, err = cabling.ReadHosts(fh, spec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--hosts: %w", err)
+	}
+	named, err := cabling.NameHosts(p.Fabric, hosts)
+	if err != nil {
+		return nil, fmt.Errorf("--hosts: %w", err)
+	}
+	return cabling.MakePlan(named, g)
 }

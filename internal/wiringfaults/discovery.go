@@ -46,11 +46,14 @@ func (c *Case) buildFound(plan *fabric.Fabric, seen []bool, rng *rand.Rand) erro
 		found[pn] = fabric.NodeID(i)
 		n := plan.Node(pn)
 		n.Place = fabric.Placement{} // discovery knows no racks
-		if c.Naming == FactoryNewGUIDs {
+		if c.Naming.NewGUIDs() {
 			n.GUID, n.Attrs = newGUID(rng, n.Kind, taken, descTaken), nil
 		}
 		if n.Kind == fabric.Switch && c.Naming != PlanDescriptions {
 			n.Name = FactoryDescription(n.GUID)
+		}
+		if n.Kind == fabric.HCA && c.Naming == HostDescriptions {
+			n.Name += " " + HostDevice
 		}
 		nodes[i] = n
 	}

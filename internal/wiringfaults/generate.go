@@ -12,7 +12,7 @@ import (
 // Naming is how a discovery names the nodes it finds.
 type Naming int
 
-// The three naming modes of the contract. No node-name-map exists in any.
+// The naming modes of the contract. No node-name-map exists in any.
 const (
 	// PlanDescriptions: every node description is its plan name, every GUID
 	// as planned.
@@ -24,10 +24,22 @@ const (
 	FactoryNewGUIDs
 	// FactoryPlannedGUIDs: as FactoryNewGUIDs, but every GUID as planned.
 	FactoryPlannedGUIDs
+	// HostDescriptions: as FactoryNewGUIDs, but each HCA describes itself
+	// as an operating system does, by host name and device ("node017
+	// mlx5_0"), the host name being its plan name (a plan made with the
+	// cluster's host names).
+	HostDescriptions
 )
 
 // Namings lists the naming modes in a fixed order.
-var Namings = []Naming{PlanDescriptions, FactoryNewGUIDs, FactoryPlannedGUIDs}
+var Namings = []Naming{PlanDescriptions, FactoryNewGUIDs, FactoryPlannedGUIDs, HostDescriptions}
+
+// HostDevice is the device part of an HCA's description under
+// HostDescriptions.
+const HostDevice = "mlx5_0"
+
+// NewGUIDs reports whether discovery shows GUIDs the plan does not know.
+func (n Naming) NewGUIDs() bool { return n == FactoryNewGUIDs || n == HostDescriptions }
 
 func (n Naming) String() string {
 	switch n {
@@ -37,6 +49,8 @@ func (n Naming) String() string {
 		return "factory-new-guids"
 	case FactoryPlannedGUIDs:
 		return "factory-planned-guids"
+	case HostDescriptions:
+		return "host-descriptions"
 	}
 	return fmt.Sprintf("naming(%d)", int(n))
 }

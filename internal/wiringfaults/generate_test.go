@@ -124,9 +124,12 @@ func checkDiscovery(plan *fabric.Fabric, c *Case) error {
 		got, want := f.Node(fabric.NodeID(d)), plan.Node(pn)
 		sameGUID := got.GUID == want.GUID
 		named := got.Name == want.Name
+		if want.Kind == fabric.HCA && c.Naming == HostDescriptions {
+			named = got.Name == want.Name+" "+HostDevice
+		}
 		switch {
-		case c.Naming == FactoryNewGUIDs && sameGUID,
-			c.Naming != FactoryNewGUIDs && !sameGUID,
+		case c.Naming.NewGUIDs() && sameGUID,
+			!c.Naming.NewGUIDs() && !sameGUID,
 			want.Kind == fabric.HCA && !named,
 			want.Kind == fabric.Switch && named == (c.Naming != PlanDescriptions):
 			return fmt.Errorf("%s discovered as %q %s in mode %s", want.Name, got.Name, got.GUID, c.Naming)

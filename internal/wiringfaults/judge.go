@@ -134,7 +134,7 @@ func (j *judge) candidates() error {
 		if f.Kind != Ambiguous {
 			continue
 		}
-		if j.c.Naming != FactoryNewGUIDs {
+		if !j.c.Naming.NewGUIDs() {
 			return fmt.Errorf("finding %d is ambiguous (%v), but with %s every node carries its plan name or planned GUID", i+1, f.Nodes, j.c.Naming)
 		}
 		found := false

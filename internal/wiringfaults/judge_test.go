@@ -203,7 +203,7 @@ var mutations = []mutation{
 		return true
 	}},
 	{"call a switch ambiguous and skip its actions", func(rng *rand.Rand, plan *fabric.Fabric, c *Case, r *Report) bool {
-		if c.Naming == FactoryNewGUIDs {
+		if c.Naming.NewGUIDs() {
 			return false // there a switch may really be ambiguous
 		}
 		sw := plan.IDsOf(fabric.Switch)[rng.IntN(len(plan.IDsOf(fabric.Switch)))]
