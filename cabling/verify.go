@@ -90,6 +90,9 @@ type Finding struct {
 	Nodes       []string `json:"nodes"`
 	Instruction string   `json:"instruction"`
 	Actions     []Action `json:"actions"` // physical steps, in order
+	// Cables are the planned cables of the ports the finding acts on, as
+	// the plan's labels and sheets name them (Report.WithCables).
+	Cables []PlannedCable `json:"cables,omitempty"`
 }
 
 // Action is one physical step on the cabling.

@@ -24,6 +24,9 @@ type Input struct {
 	Found *lft.Tables
 	// Plan is the planned fabric, nil to skip the wiring check.
 	Plan *fabric.Fabric
+	// PlanCables is the plan's cable list, whose IDs the wiring findings
+	// name (nil: none).
+	PlanCables []cabling.Cable
 	// VLs is how many data VLs the switches offer; 0 leaves it unchecked.
 	VLs int
 	// Sources names where each part came from (fabric, lfts, path_sl,
@@ -90,6 +93,7 @@ func Check(in Input, workers int) *Report {
 		Switches: len(f.IDsOf(fabric.Switch)), HCAs: len(f.IDsOf(fabric.HCA))}
 	if in.Plan != nil {
 		rep.Wiring = cabling.Verify(in.Plan, f)
+		rep.Wiring.WithCables(in.PlanCables)
 		if !rep.Wiring.Clean() {
 			rep.problem("wiring: %d findings against the plan, %d of %d planned cables as planned (cabling verify lists the steps)", len(rep.Wiring.Findings), rep.Wiring.AsPlanned, rep.Wiring.Planned)
 		}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,8 +217,17 @@ func TestCablingVerifyFindsInjectedFaults(t *testing.T) {
 		}
 		out, status := runStatus(t, "cabling", "verify", "--plan", rated, "--discovered", discover(t, slow))
 		want := fmt.Sprintf("%d of %d planned cables as planned; 1 finding\n", len(links)-1, len(links))
-		line := fmt.Sprintf("\n  [degraded] rack %d, sw-0-3-3 port 7: the cable to %s port %d runs at 4xSDR, planned 4xQDR; reseat or replace it\n",
-			p.Node(sw).Place.Rack, p.Node(far.Node).Name, far.Port)
+		// the planned cable, as cables.csv lists it and its label prints it
+		var label string
+		for _, row := range readCSVRows(t, filepath.Join(rated, "cables.csv")) {
+			if (row[3] == "sw-0-3-3" && row[4] == "7") || (row[7] == "sw-0-3-3" && row[8] == "7") {
+				ra, _ := strconv.Atoi(row[1])
+				rb, _ := strconv.Atoi(row[5])
+				label = fmt.Sprintf("%s (R%02d U%s %s P%s ↔ R%02d U%s %s P%s, %s %s m)", row[0], ra, row[2], row[3], row[4], rb, row[6], row[7], row[8], row[10], row[11])
+			}
+		}
+		line := fmt.Sprintf("\n  [degraded] rack %d, sw-0-3-3 port 7: the cable to %s port %d runs at 4xSDR, planned 4xQDR; reseat or replace it [planned cable: %s]\n",
+			p.Node(sw).Place.Rack, p.Node(far.Node).Name, far.Port, label)
 		if status != 1 || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, line) {
 			t.Fatalf("status %d, want 1, %q and %q:\n%s", status, want, line, out)
 		}
@@ -316,4 +327,19 @@ func replay(f *fabric.Fabric, r *verify.Report) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// readCSVRows reads the data rows of a CSV file (its header skipped).
+func readCSVRows(t *testing.T, file string) [][]string {
+	t.Helper()
+	fh, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rows, err := csv.NewReader(fh).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return rows[1:]
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -203,7 +204,28 @@ func verifyCabling(c *cli.Context) (*cabling.Report, error) {
 			return nil, err
 		}
 	}
-	return cabling.Verify(plan, found), nil
+	rep := cabling.Verify(plan, found)
+	cables, err := readPlanCables(c.String("plan"))
+	if err != nil {
+		return nil, err
+	}
+	rep.WithCables(cables)
+	return rep, nil
+}
+
+// readPlanCables reads cables.csv of a plan directory, for the findings'
+// cable IDs; none when the directory has no cables.csv.
+func readPlanCables(dir string) ([]cabling.Cable, error) {
+	file := filepath.Join(dir, "cables.csv")
+	if !exists(file) {
+		return nil, nil
+	}
+	fh, err := openInput(file)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return cabling.ReadCSV(fh, file)
 }
 
 // withRate returns f with every cable's rate set to rate (such as 4xEDR),

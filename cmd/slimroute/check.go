@@ -97,6 +97,9 @@ func readCheckInput(c *cli.Context) (check.Input, error) {
 		if in.Plan, err = readPlanFabric(p); err != nil {
 			return in, err
 		}
+		if in.PlanCables, err = readPlanCables(p); err != nil {
+			return in, err
+		}
 		in.Sources["plan"] = filepath.Join(p, "fabric.json")
 	}
 	return in, nil

@@ -69,12 +69,13 @@ func TestPlanWithHostNamesIdentifiesAClusterNamedFabric(t *testing.T) {
 		}
 	}
 
-	// node007 and node150 in each other's ports
+	// node007 and node150 in each other's ports: one finding, which names
+	// the two planned cables by the IDs on their labels
 	swapped := filepath.Join(dir, "swapped.txt")
 	writeDiscovered(t, swapped, asDiscovered(t, planned, map[string]string{"node007": "node150", "node150": "node007"}))
 	o = runCLI("cabling", "verify", "--plan", hosted, "--discovered", swapped)
-	if o.status != 1 || !strings.Contains(o.stdout, "node007") || !strings.Contains(o.stdout, "node150") {
-		t.Errorf("two hosts exchanged: exit %d, want a finding naming node007 and node150:\n%s%s", o.status, o.stdout, o.stderr)
+	if o.status != 1 || !strings.Contains(o.stdout, "node007") || !strings.Contains(o.stdout, "node150") || !strings.Contains(o.stdout, "[planned cables: R0") {
+		t.Errorf("two hosts exchanged: exit %d, want a finding naming node007, node150 and their planned cables:\n%s%s", o.status, o.stdout, o.stderr)
 	}
 
 	// a bad inventory names the line and what to write
