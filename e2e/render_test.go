@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"image/png"
 	"os"
@@ -13,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"slimroute/fabric"
 	"slimroute/internal/ibsimtest"
+	"slimroute/internal/wiringfaults"
 )
 
 // chromium runs headless Chromium on a local file with extra arguments
@@ -184,4 +187,61 @@ func TestCablingSheetsStayOnThePage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCablingTasksRenderOnThePage: cabling verify --html on the q = 5
+// plan with generated faults in four racks writes a task sheet that
+// Chromium renders with text and lines, every element on the printable
+// page and inside its rack drawing; with no fault it is one page saying
+// there is nothing to do.
+func TestCablingTasksRenderOnThePage(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan")
+	run(t, "cabling", "plan", "--slimfly", "5", "-o", plan)
+	p := readFabric(t, filepath.Join(plan, "fabric.json"), fabric.FormatJSON)
+	for _, faults := range []int{0, 8} {
+		c, err := wiringfaults.Generate(p, 3, wiringfaults.Options{Naming: wiringfaults.FactoryNewGUIDs, Faults: faults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks := filepath.Join(dir, fmt.Sprintf("tasks-%d.html", faults))
+		out, status := runStatus(t, "cabling", "verify", "--plan", plan, "--discovered", asIBNetDiscover(t, c.Found), "--html", tasks)
+		if want := map[bool]int{true: 0, false: 1}[faults == 0]; status != want {
+			t.Fatalf("%d faults: exit %d, want %d:\n%s", faults, status, want, out)
+		}
+		b, err := os.ReadFile(tasks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := strings.Count(string(b), "<section>")
+		if (faults == 0) != strings.Contains(string(b), "No tasks") || pages == 0 {
+			t.Errorf("%d faults: %d pages, 'No tasks' %v", faults, pages, strings.Contains(string(b), "No tasks"))
+		}
+		checked, outside := outsideThePage(t, tasks)
+		t.Logf("%d faults: %d pages; %s, %d outside the page", faults, pages, checked, len(outside))
+		if len(outside) > 0 {
+			t.Errorf("%d faults: %d elements outside the page, e.g.\n%s", faults, len(outside), strings.Join(outside[:min(len(outside), 5)], "\n"))
+		}
+		if ink, w, h := screenshot(t, tasks); ink < 0.002 || ink > 0.6 {
+			t.Errorf("%d faults: the task sheet renders %d×%d with %.1f%% ink", faults, w, h, 100*ink)
+		}
+	}
+}
+
+// asIBNetDiscover writes f as ibnetdiscover prints it (the wiring check's
+// input; the real discovery of such faults runs in cabling_test.go).
+func asIBNetDiscover(t *testing.T, f *fabric.Fabric) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "found.txt")
+	fh, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fabric.WriteIBNetDiscover(fh, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -13,6 +13,7 @@ import (
 
 	"slimroute/cabling"
 	"slimroute/fabric"
+	"slimroute/internal/atomicfile"
 )
 
 // exitStatus makes the command exit with a status, after printing nothing
@@ -144,9 +145,16 @@ Example:
 					&cli.StringFlag{Name: "node-name-map", Usage: "rename discovered nodes by GUID first"},
 					&cli.StringFlag{Name: "rate", Usage: "the link rate every cable should train at, such as 4xEDR, instead of the plan's (ibsim trains every link at 4xSDR); \"any\" reports no cable as degraded"},
 					&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+					&cli.StringFlag{Name: "html", Usage: "also write the findings as a printable task list to `FILE`: a page per rack with the rack drawn and the nodes to work on marked, each task with a box to tick and its planned cables"},
 				},
 				Action: func(c *cli.Context) error {
-					rep, err := verifyCabling(c)
+					plan, rep, err := verifyCabling(c)
+					if err == nil && c.String("html") != "" {
+						err = adviseOutput(atomicfile.Write(c.String("html"), 0o644, func(w io.Writer) error { return cabling.WriteTasksHTML(w, plan, rep) }), "name a file to write, such as --html tasks.html")
+						if err != nil {
+							err = fmt.Errorf("--html %s: %w", c.String("html"), err)
+						}
+					}
 					if err != nil {
 						fmt.Fprintln(c.App.ErrWriter, "slimroute: could not check: "+indentRest(err.Error()))
 						return exitStatus(2)
@@ -170,47 +178,49 @@ Example:
 	}
 }
 
-func verifyCabling(c *cli.Context) (*cabling.Report, error) {
+// verifyCabling compares the discovery with the plan of cabling verify's
+// flags and returns the plan's fabric and the report.
+func verifyCabling(c *cli.Context) (*fabric.Fabric, *cabling.Report, error) {
 	open := openInput
 	plan, err := readPlanFabric(c.String("plan"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	df, err := open(c.String("discovered"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer df.Close()
 	found, err := fabric.ReadIBNetDiscover(df, df.Name())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m := c.String("node-name-map"); m != "" {
 		mf, err := open(m)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer mf.Close()
 		nnm, err := fabric.ReadNodeNameMap(mf, m)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if found, err = found.Renamed(nnm); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if r := c.String("rate"); r != "" {
 		if plan, err = withRate(plan, r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	rep := cabling.Verify(plan, found)
 	cables, err := readPlanCables(c.String("plan"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rep.WithCables(cables)
-	return rep, nil
+	return plan, rep, nil
 }
 
 // readPlanCables reads cables.csv of a plan directory, for the findings'
