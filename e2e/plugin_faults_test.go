@@ -1,9 +1,8 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -37,14 +36,9 @@ func TestPluginPanicsDoNotTakeOpenSMDown(t *testing.T) {
 			net := filepath.Join(dir, "sf.net")
 			run(t, "topo", "slimfly", "--q", "3", "-o", net)
 			sim := ibsimtest.Start(t, net)
-			settings := filepath.Join(dir, "slimroute.toml")
-			if err := os.WriteFile(settings, []byte("plan = \""+net+"\"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			sm := sim.StartOpenSM(t, ibsimtest.SMOptions{
-				Config: fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nqos TRUE\nforce_log_flush TRUE\n", settings),
-				Env:    []string{"LD_LIBRARY_PATH=" + plugin, "SLIMROUTE_PLUGIN_FAULT=" + c.fault},
-			})
+			opts := pluginOptions(t, sim, plugin, "plan = \""+net+"\"\n")
+			opts.Env = append(opts.Env, "SLIMROUTE_PLUGIN_FAULT="+c.fault)
+			sm := sim.StartOpenSM(t, opts)
 			if c.fault == "pathsl" {
 				sim.Run(t, time.Minute, "saquery", "PR", "--slid", "1", "--dlid", "2")
 			}
@@ -64,5 +58,38 @@ func TestPluginPanicsDoNotTakeOpenSMDown(t *testing.T) {
 				t.Logf("OpenSM's log:\n%s", log)
 			}
 		})
+	}
+}
+
+// TestPluginOverItsMemoryBudgetFallsBack gives the plugin a memory budget
+// (memory_limit) below what the routing needs, inside OpenSM on ibsim: a
+// Go program out of memory would take OpenSM down, so the plugin refuses
+// the subnet before routing it — an error line that says what it needs
+// and the memory_limit that allows it — and OpenSM routes with the next
+// engine; with that memory_limit the plugin routes it.
+func TestPluginOverItsMemoryBudgetFallsBack(t *testing.T) {
+	ibsimtest.Require(t, "opensm")
+	plugin := buildPlugin(t)
+	dir := t.TempDir()
+	net := filepath.Join(dir, "sf.net")
+	run(t, "topo", "slimfly", "--q", "3", "-o", net)
+	advice := regexp.MustCompile(`raise memory_limit \((memory_limit = "\d+MiB")\)`)
+	limit := `memory_limit = "1MiB"`
+	for _, want := range []string{"minhop tables configured on all switches", "slimroute tables configured on all switches"} {
+		sim := ibsimtest.Start(t, net)
+		sm := sim.StartOpenSM(t, pluginOptions(t, sim, plugin, limit+"\n"))
+		log := sm.Log()
+		if !strings.Contains(log, want) || !sm.Running() {
+			t.Fatalf("%s: OpenSM's log lacks %q (running: %v):\n%s", limit, want, sm.Running(), log)
+		}
+		m := advice.FindStringSubmatch(log)
+		if want == "minhop tables configured on all switches" {
+			if m == nil || !strings.Contains(log, "over the plugin's memory budget of 1 MiB") {
+				t.Fatalf("%s: no refusal with advice in OpenSM's log:\n%s", limit, log)
+			}
+			limit = m[1] // follow the advice
+		} else if m != nil {
+			t.Errorf("%s: refused again", limit)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,12 +29,7 @@ func TestPluginWithTooFewVLsFallsBackBounded(t *testing.T) {
 	run(t, "topo", "slimfly", "--q", "5", "-o", net)
 	startSM := func(t *testing.T, settings string) *ibsimtest.SM {
 		sim := ibsimtest.Start(t, net)
-		path := filepath.Join(sim.Dir, "slimroute.toml")
-		os.WriteFile(path, []byte(settings), 0o644)
-		return sim.StartOpenSM(t, ibsimtest.SMOptions{
-			Config: fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nqos TRUE\nforce_log_flush TRUE\n", path),
-			Env:    []string{"LD_LIBRARY_PATH=" + plugin},
-		})
+		return sim.StartOpenSM(t, pluginOptions(t, sim, plugin, settings))
 	}
 	for _, scheme := range []string{"auto", "dfsssp", "hops"} {
 		t.Run(scheme, func(t *testing.T) {

@@ -66,20 +66,28 @@ func TestPluginProgramsOurRouting(t *testing.T) {
 func startWithPlugin(t *testing.T, plugin string, rt *routed, settingsText string) (*ibsimtest.Sim, *ibsimtest.SM) {
 	t.Helper()
 	sim := ibsimtest.StartWithConsole(t, rt.net, ibsimtest.LimitsFor(rt.f)...)
-	settings := filepath.Join(sim.Dir, "slimroute.toml")
-	if err := os.WriteFile(settings, []byte(settingsText), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	g2l, err := os.ReadFile(filepath.Join(rt.dir, "guid2lid"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sm := sim.StartOpenSM(t, ibsimtest.SMOptions{
-		Config:   fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nqos TRUE\nforce_log_flush TRUE\n", settings),
-		GUID2LID: g2l,
-		Env:      []string{"LD_LIBRARY_PATH=" + plugin},
-	})
-	return sim, sm
+	opts := pluginOptions(t, sim, plugin, settingsText)
+	opts.GUID2LID = g2l
+	return sim, sim.StartOpenSM(t, opts)
+}
+
+// pluginOptions are the options of an OpenSM on sim whose routing engine
+// is the plugin built in plugin (LMC 2, QoS on, the log flushed line by
+// line), with settingsText as its settings file, written into sim.Dir.
+func pluginOptions(t *testing.T, sim *ibsimtest.Sim, plugin, settingsText string) ibsimtest.SMOptions {
+	t.Helper()
+	settings := filepath.Join(sim.Dir, "slimroute.toml")
+	if err := os.WriteFile(settings, []byte(settingsText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ibsimtest.SMOptions{
+		Config: fmt.Sprintf("event_plugin_name slimroute\nevent_plugin_options %s\nrouting_engine slimroute\nlmc 2\nqos TRUE\nforce_log_flush TRUE\n", settings),
+		Env:    []string{"LD_LIBRARY_PATH=" + plugin},
+	}
 }
 
 func pluginCase(t *testing.T, plugin string, fc fabricCase) {

@@ -43,6 +43,11 @@ type Config struct {
 	// instead of repairing its last routing after a small change (nil:
 	// repair). Run itself ignores it.
 	Repair *bool `toml:"repair"`
+	// MemoryLimit is the OpenSM plugin's memory budget for a routing
+	// ("4GiB", "512MiB"; "": half the memory of the machine or of its
+	// cgroup): a subnet whose routing would need more is left to the next
+	// engine. Run itself ignores it.
+	MemoryLimit string `toml:"memory_limit"`
 	// LMC < 0 means log2(Layers); LIDsFromFabric takes the fabric's LIDs
 	// (and their LMC) as they are.
 	LMC            int  `toml:"-"`
@@ -170,6 +175,6 @@ func Prepare(f *fabric.Fabric, c Config) (*layers.Template, error) {
 // turns it off (the default of the command line too).
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair, plan")
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair, plan, memory_limit")
 	return c, err
 }

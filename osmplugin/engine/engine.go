@@ -73,6 +73,9 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	if err != nil {
 		return nil, err
 	}
+	if err := withinBudget(f, cfg.Layers, workers, cfg.MemoryLimit, cfgPath); err != nil {
+		return nil, err
+	}
 	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
 	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
 	why := ""

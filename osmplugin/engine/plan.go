@@ -39,6 +39,9 @@ func Prepare(cfgPath string, workers int, clock func() time.Time) (*Plan, error)
 	if err != nil {
 		return nil, fmt.Errorf("plan = %q in %s: %w", cfg.Plan, cfgPath, err)
 	}
+	if err := withinBudget(f, cfg.Layers, workers, cfg.MemoryLimit, cfgPath); err != nil {
+		return nil, fmt.Errorf("plan = %q in %s: %w", cfg.Plan, cfgPath, err)
+	}
 	cfg.Workers = workers
 	t, err := pipeline.Prepare(f, cfg)
 	if err != nil {
