@@ -14,6 +14,8 @@ import (
 //
 // Cables that touch an ambiguous node (see identity) are left out of both
 // cablings: nothing is claimed about them beyond the ambiguous finding.
+// Nor about the ports planned to an ambiguous node and the cables found
+// in them (frozenPorts).
 type portGraph struct {
 	plan, found *fabric.Fabric
 	id          *identity
@@ -39,18 +41,24 @@ func newPortGraph(plan, found *fabric.Fabric, id *identity) *portGraph {
 	g := &portGraph{plan: plan, found: found, id: id, nPlan: plan.NumNodes(),
 		planLinks: plan.Links(), foundLinks: found.Links()}
 	g.layOut()
-	for i, l := range g.planLinks {
-		if id.ambiguousPlan[l.A.Node] || id.ambiguousPlan[l.B.Node] {
-			continue
-		}
-		g.join(g.planned, g.planLink, g.planPort(l.A), g.planPort(l.B), i)
-	}
+	frozen := g.frozenPorts()
 	for i, l := range g.foundLinks {
 		a, okA := g.foundPort(l.A)
 		b, okB := g.foundPort(l.B)
-		if okA && okB {
+		switch {
+		case !okA || !okB:
+		case frozen[a] || frozen[b]:
+			frozen[a], frozen[b] = true, true
+		default:
 			g.join(g.cabled, g.foundLink, a, b, i)
 		}
+	}
+	for i, l := range g.planLinks {
+		a, b := g.planPort(l.A), g.planPort(l.B)
+		if id.ambiguousPlan[l.A.Node] || id.ambiguousPlan[l.B.Node] || frozen[a] || frozen[b] {
+			continue
+		}
+		g.join(g.planned, g.planLink, a, b, i)
 	}
 	for p := range g.planned {
 		q := g.planned[p]
@@ -64,6 +72,25 @@ func newPortGraph(plan, found *fabric.Fabric, id *identity) *portGraph {
 		}
 	}
 	return g
+}
+
+// frozenPorts marks the ports planned to an ambiguous node: which port
+// of the candidates their cable belongs in is unknown, so nothing is
+// claimed about them. newPortGraph freezes the far ends of the cables
+// found in them as well (their planned cables are left out too): the
+// cable that holds such a port cannot be moved without touching it.
+func (g *portGraph) frozenPorts() []bool {
+	frozen := make([]bool, len(g.planned))
+	for _, l := range g.planLinks {
+		a, b := g.id.ambiguousPlan[l.A.Node], g.id.ambiguousPlan[l.B.Node]
+		if a && !b {
+			frozen[g.planPort(l.B)] = true
+		}
+		if b && !a {
+			frozen[g.planPort(l.A)] = true
+		}
+	}
+	return frozen
 }
 
 // layOut numbers the ports: a plan node gets as many as the plan or its

@@ -329,7 +329,10 @@ func (g *portGraph) ambiguousFinding(a ambiguity) Finding {
 // cables to or from the group are not as planned whichever way the group is
 // resolved: a port planned to a candidate that holds no cable from the
 // group's discovered nodes on that port number, or a port cabled to one of
-// them that the plan does not give a candidate on that port number.
+// them that the plan does not give a candidate on that port number. It
+// adds every host planned to a candidate too: which of the group's
+// devices should hold its cable is what cannot be told, so its cable goes
+// unchecked.
 func (g *portGraph) nameNeighbours(f Finding, a ambiguity) Finding {
 	inPlan, inFound := map[fabric.NodeID]bool{}, map[fabric.NodeID]bool{}
 	for _, p := range a.plan {
@@ -346,7 +349,7 @@ func (g *portGraph) nameNeighbours(f Finding, a ambiguity) Finding {
 				continue
 			}
 			z, ok := g.found.Peer(fabric.PortRef{Node: g.id.toFound[y.Node], Port: y.Port})
-			if !ok || !inFound[z.Node] || z.Port != p {
+			if !ok || !inFound[z.Node] || z.Port != p || g.plan.Node(y.Node).Kind == fabric.HCA {
 				touched = append(touched, g.name(int(y.Node)))
 			}
 		}

@@ -201,7 +201,7 @@ func (j *judge) replay() error {
 	}
 	var wrong []string
 	for _, p := range cab.Diff() {
-		if j.nearCandidate(cab, p) {
+		if j.nearCandidate(cab, p) || j.holdsCandidatesPlug(cab, p) {
 			continue
 		}
 		want, planned := j.plan.Peer(p)
@@ -221,6 +221,20 @@ func (j *judge) replay() error {
 		return fmt.Errorf("after replaying all %d actions the cabling is not the plan (%d ports wrong; faults: %s): %s", j.actions, len(wrong), j.faults(), strings.Join(first(wrong, 6), "; "))
 	}
 	return nil
+}
+
+// holdsCandidatesPlug reports whether port p holds the cable of a port
+// planned to an ambiguous candidate (an HCA of a candidate plugged into
+// another switch, say): that cable cannot be put right without touching
+// the candidate's port, which the contract forbids, so p is not held to
+// the plan either.
+func (j *judge) holdsCandidatesPlug(cab *Cabling, p fabric.PortRef) bool {
+	q, ok := cab.Peer(p)
+	if !ok {
+		return false
+	}
+	far, planned := j.plan.Peer(q)
+	return planned && j.isCand[far.Node]
 }
 
 // nearCandidate reports whether port p is on, planned to, or cabled to an
