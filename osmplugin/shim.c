@@ -276,7 +276,7 @@ static void *slimroute_create(struct osm_opensm *osm)
 		free(ctx);
 		return NULL;
 	}
-	OSM_LOG(&osm->log, OSM_LOG_INFO, "slimroute: routing engine registered; select it with -R slimroute (settings: %s)\n",
+	OSM_LOG(&osm->log, OSM_LOG_INFO, "slimroute: routing engine registered; select it with routing_engine slimroute in opensm.conf, or -R slimroute (settings: %s)\n",
 		osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : "defaults");
 	plugin_log = &osm->log;
 	/* a plan in the settings is routed meanwhile, outside OpenSM's lock */

@@ -112,7 +112,7 @@ Example:
 						fmt.Fprintf(tw, "  %s\t%g m\t%d\n", b.Kind, b.Length, b.Count)
 					}
 					tw.Flush()
-					fmt.Fprintf(c.App.Writer, "wrote %s/{%s}\n", dir, strings.Join(fileNames(files), ","))
+					fmt.Fprintf(c.App.Writer, "wrote %s/{%s}\n", filepath.Clean(dir), strings.Join(fileNames(files), ","))
 					return nil
 				},
 			},

@@ -274,7 +274,7 @@ func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []
 	}
 	fmt.Fprintf(out, "  to send: %d LFT blocks of 64 LIDs and %d SL2VL tables (switch, in port, out port) differ from the previous routing's\n", sent[0], sent[1])
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, no CDG cycle (%d paths, %d channels, %d dependencies, %d VLs)\n", rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
-	fmt.Fprintf(out, "wrote %s/{%s}\n", outDir, strings.Join(files, ","))
+	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.Clean(outDir), strings.Join(files, ","))
 }
 
 // endsWithNewline refuses a file route wrote that does not end with a

@@ -287,7 +287,7 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 		verdict = "CYCLE " + rep.CycleString()
 	}
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
-	fmt.Fprintf(out, "wrote %s/{%s}\n", dir, strings.Join(sum.Files, ","))
+	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.Clean(dir), strings.Join(sum.Files, ","))
 }
 
 // layerSummary says what the layers of r are, in one line.
