@@ -34,38 +34,45 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	}
 	g.parallel = opts.Workers > 1
 	w := laps.Start(opts.Clock)
+	var r *Routing
+	lap := func(pass string) { // time the pass; tests look at its result
+		w.Lap(pass)
+		if opts.afterPass != nil {
+			opts.afterPass(pass, g, r)
+		}
+	}
 	if !opts.asymmetric {
 		var sym *symmetry
 		g, sym = findSymmetry(g)
 		g.sym = sym
 	}
-	w.Lap("symmetry")
-	r := newRouting(f, g, opts)
+	lap("symmetry")
+	r = newRouting(f, g, opts)
 	if opts.MinLen == 0 && routeFatTree(g, r) {
-		w.Lap("fattree")
+		lap("fattree")
 		r.Passes = w.Laps()
 		return r, nil
 	}
 	if t := opts.Template; t != nil && t.fits(g, opts) {
 		t.copyTo(r)
-		w.Lap("template")
+		lap("template")
 		r.Passes = w.Laps()
 		return r, nil
 	}
 	load := make([]int64, g.chOff[len(g.adj)])
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
-	w.Lap("minimal")
+	lap("minimal")
 	if opts.Layers > 1 {
 		buildAlmost(g, r, load, opts.Seed)
-		w.Lap("almost")
-		improve(g, r, opts, w)
+		lap("almost")
+		improve(g, r, opts, lap)
 	}
 	if g.sym != nil {
 		g.sym.expand(g, r)
 		for k, st := range r.Stats {
 			r.Stats[k] = st.times(g.sym.n)
 		}
-		w.Lap("expand")
+		lap("expand")
 	}
 	r.Passes = w.Laps()
 	return r, nil
@@ -108,20 +115,20 @@ func newRouting(f *fabric.Fabric, g *graph, opts Options) *Routing {
 // balancing (with mending) where a destination switch has a tree per
 // entry colour and at most balanceLayers layers, regrowing before it and
 // unloading after it where regrowApplies (unless Options.NoRegrow).
-func improve(g *graph, r *Routing, opts Options, w *laps.Watch) {
+func improve(g *graph, r *Routing, opts Options, lap func(pass string)) {
 	if opts.Unbalanced || opts.Layers > balanceLayers || (r.Trees >= 0 && r.Trees < entryGroups(r.layers)) {
 		return
 	}
 	regrowing := !opts.NoRegrow && regrowApplies(g, r)
 	if regrowing {
 		regrow(g, r, opts.Seed)
-		w.Lap("regrow")
+		lap("regrow")
 	}
 	b := balance(g, r, !opts.unmended)
-	w.Lap("balance")
+	lap("balance")
 	if regrowing {
 		unload(g, r, opts.Seed, !opts.unlapped)
-		w.Lap("unload")
+		lap("unload")
 	}
 	if b != nil {
 		b.recount()

@@ -122,6 +122,10 @@ type Options struct {
 	unmended   bool // balance without mending (tests compare)
 	asymmetric bool // search every destination, not one per orbit (symmetry.go; tests compare)
 	unlapped   bool // regrow without taking overlaps off (tests compare)
+	// afterPass, when set, is called after each pass with its name, the
+	// graph and the routing (nil after symmetry): the pass tests print
+	// what each pass leaves (passes_test.go)
+	afterPass func(pass string, g *graph, r *Routing)
 }
 
 // SearchBudget bounds, for Options.Trees = 0, the destination groups
