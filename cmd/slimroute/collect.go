@@ -46,7 +46,7 @@ func collectLive(ctx context.Context, progress io.Writer, workers int) (*fabric.
 	}
 	routes := make([]string, len(sws))
 	sl2vl := make([]string, len(sws))
-	var done atomic.Int64
+	status := newProgress(progress, "collecting switches", len(sws))
 	err = eachSwitch(len(sws), workers, func(i int) error {
 		var err error
 		if routes[i], err = runTool(ctx, "ibroute", fmt.Sprint(lids[i])); err != nil {
@@ -55,10 +55,10 @@ func collectLive(ctx context.Context, progress io.Writer, workers int) (*fabric.
 		if sl2vl[i], err = switchSL2VL(ctx, f, sws[i], lids[i]); err != nil {
 			return err
 		}
-		fmt.Fprintf(progress, "\rcollecting: %d of %d switches", done.Add(1), len(sws))
+		status.step()
 		return nil
 	})
-	fmt.Fprintln(progress)
+	status.end()
 	if err != nil {
 		return nil, nil, err
 	}
