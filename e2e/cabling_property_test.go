@@ -134,14 +134,7 @@ func TestCablingVerifyPropertyThroughTheRealTools(t *testing.T) {
 // writePlan writes what `cabling verify --plan` reads: DIR/fabric.json.
 func writePlan(t *testing.T, plan *fabric.Fabric) string {
 	dir := t.TempDir()
-	fh, err := os.Create(filepath.Join(dir, "fabric.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	if err := fabric.WriteJSON(fh, plan); err != nil {
-		t.Fatal(err)
-	}
+	writeFabricFile(t, filepath.Join(dir, "fabric.json"), plan, fabric.FormatJSON)
 	return dir
 }
 

@@ -182,13 +182,7 @@ func TestCablingVerifyFindsInjectedFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	discover := func(t *testing.T, f *fabric.Fabric) string {
-		net := filepath.Join(t.TempDir(), "faulty.net")
-		fh, _ := os.Create(net)
-		if err := fabric.WriteIBSimNet(fh, f); err != nil {
-			t.Fatal(err)
-		}
-		fh.Close()
-		sim := ibsimtest.Start(t, net)
+		sim := ibsimtest.Start(t, writeNet(t, t.TempDir(), f))
 		out := filepath.Join(t.TempDir(), "found.txt")
 		os.WriteFile(out, []byte(sim.Run(t, time.Minute, "ibnetdiscover")), 0o644)
 		return out

@@ -188,14 +188,21 @@ func firstLine(s, sub string) string {
 // writeNet writes f as an ibsim net file in dir and returns its path.
 func writeNet(t *testing.T, dir string, f *fabric.Fabric) string {
 	t.Helper()
-	net := filepath.Join(dir, "fabric.net")
-	fh, err := os.Create(net)
+	return writeFabricFile(t, filepath.Join(dir, "fabric.net"), f, fabric.FormatIBSim)
+}
+
+// writeFabricFile writes f to path in format and returns path.
+func writeFabricFile(t *testing.T, path string, f *fabric.Fabric, format fabric.Format) string {
+	t.Helper()
+	fh, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fh.Close()
-	if err := fabric.WriteIBSimNet(fh, f); err != nil {
+	if err := fabric.Write(fh, f, format); err != nil {
 		t.Fatal(err)
 	}
-	return net
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

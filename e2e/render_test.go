@@ -205,7 +205,7 @@ func TestCablingTasksRenderOnThePage(t *testing.T) {
 			t.Fatal(err)
 		}
 		tasks := filepath.Join(dir, fmt.Sprintf("tasks-%d.html", faults))
-		out, status := runStatus(t, "cabling", "verify", "--plan", plan, "--discovered", asIBNetDiscover(t, c.Found), "--html", tasks)
+		out, status := runStatus(t, "cabling", "verify", "--plan", plan, "--discovered", writeFabricFile(t, filepath.Join(dir, fmt.Sprintf("found-%d.txt", faults)), c.Found, fabric.FormatIBNetDiscover), "--html", tasks)
 		if want := map[bool]int{true: 0, false: 1}[faults == 0]; status != want {
 			t.Fatalf("%d faults: exit %d, want %d:\n%s", faults, status, want, out)
 		}
@@ -226,22 +226,4 @@ func TestCablingTasksRenderOnThePage(t *testing.T) {
 			t.Errorf("%d faults: the task sheet renders %d×%d with %.1f%% ink", faults, w, h, 100*ink)
 		}
 	}
-}
-
-// asIBNetDiscover writes f as ibnetdiscover prints it (the wiring check's
-// input; the real discovery of such faults runs in cabling_test.go).
-func asIBNetDiscover(t *testing.T, f *fabric.Fabric) string {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "found.txt")
-	fh, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fabric.WriteIBNetDiscover(fh, f); err != nil {
-		t.Fatal(err)
-	}
-	if err := fh.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return file
 }

@@ -37,7 +37,7 @@ func TestPlanWithHostNamesIdentifiesAClusterNamedFabric(t *testing.T) {
 	}
 	found := asDiscovered(t, planned, nil)
 	discovered := filepath.Join(dir, "found.txt")
-	writeDiscovered(t, discovered, found)
+	writeFabricAs(t, discovered, found, fabric.FormatIBNetDiscover)
 
 	o := runCLI("cabling", "verify", "--plan", plain, "--discovered", discovered, "--json")
 	var rep cabling.Report
@@ -72,7 +72,7 @@ func TestPlanWithHostNamesIdentifiesAClusterNamedFabric(t *testing.T) {
 	// node007 and node150 in each other's ports: one finding, which names
 	// the two planned cables by the IDs on their labels
 	swapped := filepath.Join(dir, "swapped.txt")
-	writeDiscovered(t, swapped, asDiscovered(t, planned, map[string]string{"node007": "node150", "node150": "node007"}))
+	writeFabricAs(t, swapped, asDiscovered(t, planned, map[string]string{"node007": "node150", "node150": "node007"}), fabric.FormatIBNetDiscover)
 	o = runCLI("cabling", "verify", "--plan", hosted, "--discovered", swapped)
 	if o.status != 1 || !strings.Contains(o.stdout, "node007") || !strings.Contains(o.stdout, "node150") || !strings.Contains(o.stdout, "[planned cables: R0") {
 		t.Errorf("two hosts exchanged: exit %d, want a finding naming node007, node150 and their planned cables:\n%s%s", o.status, o.stdout, o.stderr)
@@ -111,18 +111,4 @@ func asDiscovered(t *testing.T, plan *fabric.Fabric, swap map[string]string) *fa
 		t.Fatal(err)
 	}
 	return f
-}
-
-func writeDiscovered(t *testing.T, file string, f *fabric.Fabric) {
-	t.Helper()
-	fh, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fabric.WriteIBNetDiscover(fh, f); err != nil {
-		t.Fatal(err)
-	}
-	if err := fh.Close(); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -15,13 +15,20 @@ import (
 // writeFabric writes f as a JSON fabric file in dir.
 func writeFabric(t *testing.T, dir, name string, f *fabric.Fabric) string {
 	t.Helper()
-	path := filepath.Join(dir, name)
+	return writeFabricAs(t, filepath.Join(dir, name), f, fabric.FormatJSON)
+}
+
+// writeFabricAs writes f to path in format and returns path.
+func writeFabricAs(t *testing.T, path string, f *fabric.Fabric, format fabric.Format) string {
+	t.Helper()
 	file, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer file.Close()
-	if err := fabric.WriteJSON(file, f); err != nil {
+	if err := fabric.Write(file, f, format); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return path
