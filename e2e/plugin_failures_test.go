@@ -176,7 +176,8 @@ func predictQ7(t *testing.T, f *fabric.Fabric) *routed {
 
 // checkProgrammed requires what OpenSM holds after a sweep to be rt's:
 // ibroute on every switch, the SL2VL tables of the ends of cable l (of
-// fabric full) and of three switches drawn by rng, and our verifier on
+// fabric full) and of three switches drawn by rng and of an HCA port on
+// each of them, and our verifier on
 // OpenSM's dump with at most 4 VLs. It returns ibroute's output and the
 // verifier's report.
 func checkProgrammed(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed, full *fabric.Fabric, l fabric.Link, rng *rand.Rand) (string, *verify.Report) {
@@ -190,6 +191,7 @@ func checkProgrammed(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *rou
 		sample = append(sample, sws[rng.IntN(len(sws))])
 	}
 	readSL2VLOf(t, sim, rt, sample)
+	readCASL2VL(t, sim, rt, hcaSample(rt, sample))
 	rep := verifyDump(t, rt, sm.Dir, "")
 	if rep.VLs > 4 {
 		t.Fatalf("%d VLs in use", rep.VLs)

@@ -130,6 +130,7 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 
 	// the switches hold our SL2VL tables
 	held := readSL2VL(t, sim, rt)
+	readCASL2VL(t, sim, rt, hcaSample(rt, rt.tab.Switches()[:4]))
 	// our verifier on OpenSM's own dump, with the SL2VL the switches hold
 	rep := verifyDump(t, rt, sm.Dir, held)
 	t.Logf("%s plugin: tables, 200 traces, 40 path SLs and %d SL2VL rows as predicted; verifier on OpenSM's dump: %d paths over %d VLs, acyclic", fc.name, strings.Count(held, "\n"), rep.Walks, rep.VLs)
@@ -308,4 +309,66 @@ func checkAudit(t *testing.T, sm *ibsimtest.SM, rt *routed) {
 	if out, status := runStatus(t, "check", "--dumps", sm.Dir, "--vls", fmt.Sprint(top)); status != 1 || !strings.Contains(out, fmt.Sprintf("VLs: paths take VL %d", top)) {
 		t.Fatalf("check --vls %d with paths on VL %d: exit %d\n%s", top, top, status, out)
 	}
+}
+
+// readCASL2VL reads the SL2VL tables of HCA ports with smpquery and
+// requires each to equal the routing's (lft.Tables.CASL2VL): the VLs the
+// HCA sends each SL on.
+func readCASL2VL(t *testing.T, sim *ibsimtest.Sim, rt *routed, ports []fabric.PortRef) {
+	t.Helper()
+	for _, p := range ports {
+		own, _ := rt.tab.LIDs().Of(p)
+		text := sim.Run(t, time.Minute, "smpquery", "sl2vl", fmt.Sprint(own.Base), fmt.Sprint(p.Port))
+		rows := sl2vlRow.FindAllStringSubmatch(text, -1)
+		if len(rows) != 1 {
+			t.Fatalf("smpquery sl2vl %d %d: want one table of HCA port %s\n%s", own.Base, p.Port, rt.f.PortString(p), text)
+		}
+		want := rt.tab.CASL2VL(p)
+		for sl, f := range strings.Split(strings.Trim(strings.TrimSpace(rows[0][3]), "|"), "|") {
+			if v, _ := strconv.Atoi(strings.TrimSpace(f)); sl < 16 && uint8(v) != want[sl] {
+				t.Fatalf("HCA port %s sends SL %d on VL %d, ours %d\n%s", rt.f.PortString(p), sl, v, want[sl], text)
+			}
+		}
+	}
+}
+
+// hcaSample returns the LID-holding HCA ports attached to the given
+// switches, the first of each.
+func hcaSample(rt *routed, switches []fabric.NodeID) []fabric.PortRef {
+	var out []fabric.PortRef
+	for _, sw := range switches {
+		for _, pl := range rt.tab.LIDs().Ports() {
+			if peer, ok := rt.f.Peer(pl.Port); ok && pl.Port.Port != 0 && peer.Node == sw {
+				out = append(out, pl.Port)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestPluginProgramsTheHCAsSL2VL: under DFSSSP an HCA sends each SL on
+// its own VL, so its SL2VL table is not the default one. OpenSM asks the
+// plugin for every HCA port's table (as in port 0, out port 0); smpquery
+// reads back, on HCA ports of every switch of the q = 5 Slim Fly, the
+// tables the routing holds (lft.Tables.CASL2VL), which the test first
+// requires to differ from all-VL-0.
+func TestPluginProgramsTheHCAsSL2VL(t *testing.T) {
+	ibsimtest.Require(t, "opensm", "smpquery")
+	plugin := buildPlugin(t)
+	rt := routeCase(t, caseQ5, "dfsssp")
+	ports := hcaSample(rt, rt.tab.Switches())
+	nonzero := 0
+	for _, p := range ports {
+		if rt.tab.CASL2VL(p) != [16]uint8{} {
+			nonzero++
+		}
+	}
+	if nonzero == 0 {
+		t.Fatal("no sampled HCA port maps an SL to a VL other than 0: the test could not fail")
+	}
+	sim, sm := startWithPlugin(t, plugin, rt, "layers = 4\ndeadlock = \"dfsssp\"\nseed = 1\n")
+	waitForSweep(t, sm, 1)
+	readCASL2VL(t, sim, rt, ports)
+	t.Logf("%d HCA ports (%d with VLs other than 0) hold the SL2VL tables the routing gives them", len(ports), nonzero)
 }

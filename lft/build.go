@@ -30,6 +30,7 @@ type VLs interface {
 	SLsTo(layer, d int, out []uint8)
 	// VL is switch sw's SL-to-VL table: the VL of a packet arriving on
 	// port in (0: from the switch) and leaving on port out with SL sl.
+	// For an HCA (in 0, out its port) it is the VL the HCA sends SL sl on.
 	VL(sw fabric.NodeID, in, out int, sl uint8) uint8
 }
 
@@ -83,6 +84,9 @@ func Build(f *fabric.Fabric, lids *LIDs, r Routes, a VLs, workers int) (*Tables,
 			if err != nil {
 				return nil, err
 			}
+		}
+		if err := setCASL2VL(b, lids, a); err != nil {
+			return nil, err
 		}
 	}
 	return b.Tables(), nil
@@ -183,6 +187,24 @@ func (p *plan) attachedTo(hp fabric.PortRef) int {
 		return -1
 	}
 	return p.r.SwitchIndex(peer.Node)
+}
+
+// setCASL2VL gives every LID-holding HCA port the VLs a maps its SLs to
+// on its cable.
+func setCASL2VL(b *Builder, lids *LIDs, a VLs) error {
+	for _, pl := range lids.ports {
+		if pl.Port.Port == 0 {
+			continue
+		}
+		var vls [16]uint8
+		for sl := range vls {
+			vls[sl] = a.VL(pl.Port.Node, 0, pl.Port.Port, uint8(sl))
+		}
+		if err := b.SetCASL2VL(pl.Port, vls); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setSL2VL copies switch sw's SL-to-VL tables from a, in port by in

@@ -10,7 +10,10 @@ import (
 // Builder fills a Tables value. It starts with every LFT entry Drop, every
 // path SL 0 and every SL2VL entry VL 0; Tables hands the result out and
 // spends the builder, so a Tables value never changes after it is made.
-type Builder struct{ t *Tables }
+type Builder struct {
+	t      *Tables
+	caRows map[[16]uint8]int32 // HCA SL-to-VL table -> its row in t.caVL
+}
 
 // NewBuilder starts the tables of fabric f under the LID plan lids.
 func NewBuilder(f *fabric.Fabric, lids *LIDs) *Builder {

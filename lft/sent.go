@@ -4,9 +4,10 @@ import "slimroute/fabric"
 
 // Sent counts what a subnet manager sends the switches to go from tables
 // a (programmed) to b: the LFT blocks of 64 LIDs that differ (all of a
-// switch a lacks) and the SL-to-VL tables, per switch, in port and out
-// port with a cable, that differ. Switches are matched by GUID. OpenSM
-// sends an LFT block only where it differs from what the switch holds.
+// switch a lacks) and the SL-to-VL tables that differ: per switch, in
+// port and out port with a cable, and per LID-holding HCA port. Nodes are
+// matched by GUID. OpenSM sends an LFT block only where it differs from
+// what the switch holds.
 func Sent(a, b *Tables) (blocks, sl2vl int) {
 	fa, fb := a.Fabric(), b.Fabric()
 	for _, sw := range b.SortedSwitches() {
@@ -41,5 +42,22 @@ func Sent(a, b *Tables) (blocks, sl2vl int) {
 			}
 		}
 	}
-	return blocks, sl2vl
+	return blocks, sl2vl + sentCA(a, b)
+}
+
+// sentCA counts the LID-holding HCA ports of b whose SL-to-VL table
+// differs from a's (or that a lacks).
+func sentCA(a, b *Tables) int {
+	fa, fb := a.Fabric(), b.Fabric()
+	n := 0
+	for _, pl := range b.lids.ports {
+		if pl.Port.Port == 0 {
+			continue
+		}
+		id, ok := fa.NodeByGUID(fb.GUID(pl.Port.Node))
+		if !ok || a.CASL2VL(fabric.PortRef{Node: id, Port: pl.Port.Port}) != b.CASL2VL(pl.Port) {
+			n++
+		}
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package lft_test
 import (
 	"testing"
 
+	"slimroute/fabric"
 	"slimroute/internal/failures"
 	"slimroute/lft"
 	"slimroute/pipeline"
@@ -12,7 +13,9 @@ import (
 // TestSentCountsWhatDiffers: the same tables send nothing; tables of a
 // fabric with a cable gone (recomputed) send every 64-LID block in which
 // some entry differs, counted here entry by entry, and SL-to-VL tables
-// only where an entry differs.
+// only where an entry differs: from the hop-indexed scheme to DFSSSP on
+// the same fabric, every HCA port's (VL k for SL k instead of VL 0)
+// besides the switches'.
 func TestSentCountsWhatDiffers(t *testing.T) {
 	f, err := slimfly.Build(slimfly.Params{Q: 5})
 	if err != nil {
@@ -50,5 +53,16 @@ func TestSentCountsWhatDiffers(t *testing.T) {
 	blocks, _ := lft.Sent(a.Tables, b.Tables)
 	if blocks != want || want == 0 {
 		t.Fatalf("Sent says %d blocks, the tables differ in %d", blocks, want)
+	}
+	cfg.Seed, cfg.Deadlock = 1, "dfsssp"
+	d, err := pipeline.Run(f, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hops := lft.Sent(a.Tables, a.Tables)
+	_, all := lft.Sent(a.Tables, d.Tables)
+	_, switches := lft.Sent(a.Tables, lft.WithoutCASL2VL(d.Tables))
+	if hcas := len(f.IDsOf(fabric.HCA)); hops != 0 || all-switches != hcas {
+		t.Fatalf("from hops to DFSSSP: %d SL2VL tables, %d without the HCAs'; want %d HCA ports' among them", all, switches, hcas)
 	}
 }

@@ -32,6 +32,10 @@ type Tables struct {
 	// of in port in of switch s, and vl[s][class][out*16+sl] the VL.
 	vlIn [][]uint8
 	vl   [][][]uint8
+	// An HCA port's SL-to-VL table (its egress VL per SL) is a row of
+	// caVL: caRow[i] is the row of lids.ports[i], -1 for VL 0 for every SL.
+	caRow []int32
+	caVL  [][16]uint8
 }
 
 // Fabric returns the fabric the tables program.
@@ -122,10 +126,14 @@ func (t *Tables) ClassSL(class int, dlid LID) uint8 { return t.rowSL(int32(class
 
 // SL2VL returns the VL switch sw puts a packet on that arrived on port in
 // (0: from the switch itself) and leaves on port out with service level
-// sl: its SL-to-VL table.
+// sl: its SL-to-VL table. For an HCA it is the VL its port out sends SL
+// sl on, whatever in is (see CASL2VL).
 func (t *Tables) SL2VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	s := t.switchIndex(sw)
-	if s < 0 || in < 0 || in >= len(t.vlIn[s]) || out < 0 || sl > 15 {
+	if s < 0 {
+		return t.caSL2VL(fabric.PortRef{Node: sw, Port: out}, sl)
+	}
+	if in < 0 || in >= len(t.vlIn[s]) || out < 0 || sl > 15 {
 		return 0
 	}
 	row := t.vl[s][t.vlIn[s][in]]

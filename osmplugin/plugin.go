@@ -264,7 +264,8 @@ func slimroutePathSL(slid, dlid C.uint16_t) (sl C.uint8_t) {
 	return C.uint8_t(st.PathSL(lft.LID(slid), lft.LID(dlid)))
 }
 
-// slimrouteSL2VL returns the VL for (node guid, in port, out port, SL).
+// slimrouteSL2VL returns the VL for (node guid, in port, out port, SL); for
+// an HCA, out is the port asked for and in 0.
 //
 //export slimrouteSL2VL
 func slimrouteSL2VL(guid C.uint64_t, in, out, sl C.uint8_t) (vl C.uint8_t) {

@@ -245,6 +245,9 @@ static void slimroute_update_sl2vl(void *context, osm_physp_t *port, uint8_t in,
 {
 	osm_node_t *node = osm_physp_get_node_ptr(port);
 	uint64_t g = cl_ntoh64(osm_node_get_node_guid(node));
+	/* an end port's table is asked for as in 0, out 0: name the port */
+	if (osm_node_get_type(node) != IB_NODE_TYPE_SWITCH)
+		out = osm_physp_get_port_num(port);
 	for (uint8_t sl = 0; sl < IB_MAX_NUM_VLS; sl++)
 		ib_slvl_table_set(t, sl, slimrouteSL2VL(g, in, out, sl));
 }

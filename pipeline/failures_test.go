@@ -10,6 +10,7 @@ import (
 
 	"slimroute/fabric"
 	"slimroute/internal/failures"
+	"slimroute/internal/hcavl"
 	"slimroute/slimfly"
 	"slimroute/spec"
 )
@@ -90,6 +91,9 @@ func TestFailuresKeepFourVLs(t *testing.T) {
 						if a.VLs > vls || res.Verify.VLs > vls || !res.Verify.Acyclic() {
 							t.Fatalf("%s: %d VLs (verifier %d), acyclic %v", scheme, a.VLs, res.Verify.VLs, res.Verify.Acyclic())
 						}
+						if m := hcavl.Mismatch(res.Tables, vls); m != "" {
+							t.Fatalf("%s: %s", scheme, m)
+						}
 						if within5 && (res.Routing.Bounds.PerPair || res.Routing.Bounds.Max != 3) {
 							t.Errorf("the bounds left the design: %s", res.Routing.Bounds)
 						}
@@ -133,6 +137,9 @@ func TestClosFailuresRouteOnFourVLs(t *testing.T) {
 					}
 					if res.Assignment.VLs > 4 || !res.Verify.Acyclic() {
 						t.Fatalf("%d VLs, acyclic %v", res.Assignment.VLs, res.Verify.Acyclic())
+					}
+					if m := hcavl.Mismatch(res.Tables, 4); m != "" {
+						t.Fatal(m)
 					}
 				})
 			}

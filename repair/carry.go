@@ -173,6 +173,27 @@ func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, fresh []*escapePai
 	return nil
 }
 
+// carryCASL2VL gives every HCA port the SL-to-VL table it had (base's,
+// for a port back in), with the SL of each new pair on the VL the pair's
+// routes take from the HCA's switch, as a switch's in port fed by an HCA
+// has it.
+func carryCASL2VL(m *match, b *lft.Builder, lids *lft.LIDs, fresh []*escapePair) error {
+	for _, pl := range lids.Ports() {
+		if pl.Port.Port == 0 {
+			continue
+		}
+		src, pp, _ := m.portIn(pl.Port)
+		vls := src.CASL2VL(pp)
+		for _, pr := range fresh {
+			vls[pr.sl] = pr.vlFrom(false)
+		}
+		if err := b.SetCASL2VL(pl.Port, vls); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // carrySLs gives the HCA ports of every switch the path SLs they had,
 // one row per switch and previous path-SL class (of base's, for a port
 // back in), and returns the rows of each switch index for the repair to

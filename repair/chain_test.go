@@ -9,6 +9,7 @@ import (
 	"slimroute/clos"
 	"slimroute/fabric"
 	"slimroute/internal/failures"
+	"slimroute/internal/hcavl"
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
@@ -188,6 +189,9 @@ func checkVerified(t *testing.T, got *lft.Tables, vls int) {
 	if !rep.Acyclic() || rep.VLs > vls {
 		t.Fatalf("credit loop %q or %d VLs", rep.CycleString(), rep.VLs)
 	}
+	if m := hcavl.Mismatch(got, vls); m != "" {
+		t.Fatal(m)
+	}
 }
 
 // moved says whether the route from switch psw of prev (sw of got) toward
@@ -209,7 +213,8 @@ func moved(prev, got *lft.Tables, psw, sw fabric.NodeID, lid lft.LID) bool {
 	return false
 }
 
-// sameTables: got holds base's LFTs and path SLs, byte for byte.
+// sameTables: got holds base's LFTs, path SLs and HCA SL-to-VL tables,
+// byte for byte.
 func sameTables(t *testing.T, base, got *lft.Tables) {
 	t.Helper()
 	var outs [2]strings.Builder
@@ -219,6 +224,11 @@ func sameTables(t *testing.T, base, got *lft.Tables) {
 		}
 		if err := lft.WritePathSL(&outs[i], tab, 1); err != nil {
 			t.Fatal(err)
+		}
+		for _, pl := range tab.LIDs().Ports() {
+			if pl.Port.Port != 0 {
+				fmt.Fprintf(&outs[i], "%s %v\n", tab.Fabric().PortString(pl.Port), tab.CASL2VL(pl.Port))
+			}
 		}
 	}
 	if outs[0].String() != outs[1].String() {

@@ -146,7 +146,11 @@ func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (tab
 	for _, pr := range r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:] {
 		st.Spares = append(st.Spares, Spare{SL: pr.sl, VL: pr.vl})
 	}
-	if err := carrySL2VL(m, b, sl2vl, r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:], opts.Workers); err != nil {
+	fresh := r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:]
+	if err := carrySL2VL(m, b, sl2vl, fresh, opts.Workers); err != nil {
+		return nil, st, r.restore, err
+	}
+	if err := carryCASL2VL(m, b, lids, fresh); err != nil {
 		return nil, st, r.restore, err
 	}
 	if opts.Clock != nil {

@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strings"
 
-	"slimroute/deadlock"
 	"slimroute/fabric"
 	"slimroute/lft"
 	"slimroute/pipeline"
@@ -28,12 +27,8 @@ type State struct {
 	// base is the routing the repairs since the last full computation
 	// started from (of the whole fabric as far as known): a repair returns
 	// routes to it as cables and switches come back
-	base *lft.Tables
-	// the last full computation's VL assignment, for an HCA's egress VL,
-	// and the spare SLs repairs added since, with their VLs
-	assign *deadlock.Assignment
-	spares map[uint8]uint8
-	nodes  map[fabric.GUID]fabric.NodeID
+	base  *lft.Tables
+	nodes map[fabric.GUID]fabric.NodeID
 	// settings is the settings file's text this state was routed with:
 	// a sweep that finds it changed recomputes in full (see Compute)
 	settings []byte
@@ -103,7 +98,7 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		blocks, sl2vl := lft.Sent(last.tables, res.Tables)
 		sent = fmt.Sprintf("; to send: %d LFT blocks, %d SL2VL tables", blocks, sl2vl)
 	}
-	st := &State{tables: res.Tables, base: res.Tables, assign: res.Assignment, spares: map[uint8]uint8{}, settings: settings, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
+	st := &State{tables: res.Tables, base: res.Tables, settings: settings, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
 	if last != nil && last.base != nil && bytes.Equal(last.settings, settings) && smallChange(last.base.Fabric(), f) == "" {
 		// a full recompute of a fabric with some of the base's cables or
 		// switches gone: routes still return to the base as they come back
@@ -194,19 +189,12 @@ func (st *State) PathSL(slid, dlid lft.LID) uint8 {
 }
 
 // SL2VL is the VL node guid puts a packet on from port in to port out with
-// SL sl: a switch's from the tables, an HCA's as the VL assignment maps
-// the route's first hop (its egress, as if from the HCA itself, in port
-// 0), or a spare SL's VL.
+// SL sl, from the tables: a switch's SL-to-VL table, or the VLs an HCA's
+// port out sends on (in does not matter).
 func (st *State) SL2VL(guid fabric.GUID, in, out int, sl uint8) uint8 {
 	id, ok := st.nodes[guid]
-	switch {
-	case !ok:
+	if !ok {
 		return 0
-	case st.tables.SL2VLClass(id, 0) >= 0:
-		return st.tables.SL2VL(id, in, out, sl)
 	}
-	if vl, ok := st.spares[sl]; ok {
-		return vl
-	}
-	return st.assign.VL(id, 0, out, sl)
+	return st.tables.SL2VL(id, in, out, sl)
 }

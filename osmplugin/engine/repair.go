@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"maps"
 
 	"slimroute/fabric"
 	"slimroute/lft"
@@ -49,14 +48,10 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	if err != nil {
 		return nil, fmt.Sprintf("the repaired routing fails the verifier (%v); recomputing in full", err), false
 	}
-	spares := maps.Clone(last.spares)
-	for _, sp := range st.Spares {
-		spares[sp.SL] = sp.VL
-	}
 	blocks, sl2vl := lft.Sent(last.tables, tab)
 	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d path SLs changed, %d routes on spare SLs %v%s; to send: %d LFT blocks, %d SL2VL tables; verifier: no loops, acyclic CDG over %d paths on %d VLs",
 		st.LIDs, st.Changed, st.Crossed, st.Restored, st.PathSLs, st.Escaped, st.Spares, map[bool]string{true: ", the four-hop rule turned on", false: ""}[st.FourHops], blocks, sl2vl, rep.Walks, rep.VLs)
-	return &State{tables: tab, base: base, assign: last.assign, spares: spares, settings: last.settings, summary: text, vls: last.vls}, text, true
+	return &State{tables: tab, base: base, settings: last.settings, summary: text, vls: last.vls}, text, true
 }
 
 // smallChange says why fabric g is not old with a few cables or switches
