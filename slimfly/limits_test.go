@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"slimroute/fabric"
+	"slimroute/internal/gf"
 	"slimroute/internal/procstat"
 )
 
@@ -154,8 +155,8 @@ func TestHugeQIsRefusedAtOnce(t *testing.T) {
 		if n := procstat.Allocated(func() { _, err = Build(Params{Q: q}) }); err == nil || n > 64<<10 {
 			t.Errorf("q=%d: %v after %d bytes", q, err, n)
 		}
-		if _, err := newField(q); err == nil {
-			t.Errorf("newField(%d) accepted", q)
+		if _, err := gf.New(q); err == nil {
+			t.Errorf("gf.New(%d) accepted", q)
 		}
 	}
 	if _, err := Build(Params{Q: MaxQ(), Endpoints: 1}); err != nil {

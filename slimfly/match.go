@@ -127,7 +127,7 @@ func DesignTranslations(q int) [][]int32 {
 		out[b] = make([]int32, n)
 		for i := range out[b] {
 			r := d.RouterAt(i)
-			r.Y = d.field.add(r.Y, b)
+			r.Y = d.field.Add(r.Y, b)
 			out[b][i] = int32(d.Index(r))
 		}
 	}

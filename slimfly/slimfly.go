@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"slimroute/fabric"
+	"slimroute/internal/gf"
 )
 
 // Params describes a Slim Fly fabric.
@@ -49,7 +50,7 @@ type Router struct{ S, X, Y int }
 // Design holds the algebra of a Slim Fly of a given q.
 type Design struct {
 	Q, W, Delta int
-	field       *field
+	field       *gf.Field
 	X, XPrime   []int // generator sets, as field elements in ascending order
 	// Degree is the network degree k′ = (3q − δ)/2.
 	Degree int
@@ -63,7 +64,7 @@ func NewDesign(q int) (*Design, error) {
 	if q > MaxQ() {
 		return nil, fmt.Errorf("q=%d is too large for one InfiniBand subnet (%d unicast LIDs) and %d-port switches; use q ≤ %d with the default endpoints, or up to %d with fewer endpoints per switch", q, fabric.MaxLIDs, fabric.MaxPorts, maxDefaultQ(), MaxQ())
 	}
-	f, err := newField(q)
+	f, err := gf.New(q)
 	if err != nil {
 		return nil, fmt.Errorf("q=%d has no Slim Fly: %v; try q in %s", q, err, nearby(q))
 	}
@@ -72,29 +73,29 @@ func NewDesign(q int) (*Design, error) {
 	case 1:
 		d.Delta, d.W = 1, (q-1)/4
 		for k := 0; k <= q-3; k += 2 {
-			d.X = append(d.X, f.pow(k))
-			d.XPrime = append(d.XPrime, f.pow(k+1))
+			d.X = append(d.X, f.Pow(k))
+			d.XPrime = append(d.XPrime, f.Pow(k+1))
 		}
 	case 0:
 		d.Delta, d.W = 0, q/4
 		for k := 0; k <= q-2; k += 2 {
-			d.X = append(d.X, f.pow(k))
-			d.XPrime = append(d.XPrime, f.pow(k+1))
+			d.X = append(d.X, f.Pow(k))
+			d.XPrime = append(d.XPrime, f.Pow(k+1))
 		}
 	case 3:
 		d.Delta, d.W = -1, (q+1)/4
 		w := d.W
 		for k := 0; k <= 2*w-2; k += 2 {
-			d.X = append(d.X, f.pow(k))
+			d.X = append(d.X, f.Pow(k))
 		}
 		for k := 2*w - 1; k <= 4*w-3; k += 2 {
-			d.X = append(d.X, f.pow(k))
+			d.X = append(d.X, f.Pow(k))
 		}
 		for k := 1; k <= 2*w-1; k += 2 {
-			d.XPrime = append(d.XPrime, f.pow(k))
+			d.XPrime = append(d.XPrime, f.Pow(k))
 		}
 		for k := 2 * w; k <= 4*w-2; k += 2 {
-			d.XPrime = append(d.XPrime, f.pow(k))
+			d.XPrime = append(d.XPrime, f.Pow(k))
 		}
 	}
 	sort.Ints(d.X)
@@ -131,7 +132,7 @@ func largestQ(hosts func(q int) int) int {
 }
 
 func admissible(q int) bool {
-	_, _, ok := primePower(q)
+	_, _, ok := gf.PrimePower(q)
 	return ok && q%4 != 2
 }
 
@@ -171,17 +172,17 @@ func (d *Design) Neighbors(r Router) []Router {
 	var out []Router
 	if r.S == 0 {
 		for _, g := range d.X {
-			out = append(out, Router{0, r.X, f.add(r.Y, g)})
+			out = append(out, Router{0, r.X, f.Add(r.Y, g)})
 		}
 		for m := 0; m < q; m++ { // y = m·x + c  ⇒  c = y − m·x
-			out = append(out, Router{1, m, f.sub(r.Y, f.mul(m, r.X))})
+			out = append(out, Router{1, m, f.Sub(r.Y, f.Mul(m, r.X))})
 		}
 	} else {
 		for _, g := range d.XPrime {
-			out = append(out, Router{1, r.X, f.add(r.Y, g)})
+			out = append(out, Router{1, r.X, f.Add(r.Y, g)})
 		}
 		for x := 0; x < q; x++ {
-			out = append(out, Router{0, x, f.add(f.mul(r.X, x), r.Y)})
+			out = append(out, Router{0, x, f.Add(f.Mul(r.X, x), r.Y)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return routerLess(out[i], out[j]) })

@@ -1,12 +1,15 @@
-package slimfly
+// Package gf is arithmetic in the finite field GF(q), q a prime power, as
+// the algebraic designs (Slim Fly, PolarFly) need it: small fields whose
+// elements are the integers 0..q−1, built the same way on every run.
+package gf
 
 import "fmt"
 
-// field is the finite field GF(q), q = p^n. Elements are the integers
+// Field is the finite field GF(q), q = p^n. Elements are the integers
 // 0..q-1: element e stands for the polynomial Σ d_i·x^i whose coefficients
 // d_i are the base-p digits of e. Addition is digit-wise mod p;
 // multiplication goes through discrete logarithms to the primitive element.
-type field struct {
+type Field struct {
 	Q, P, N int
 	// Poly holds the coefficients c_0..c_{n-1} of the monic primitive
 	// polynomial x^n + c_{n-1}x^{n-1} + … + c_0 defining the field (for n=1
@@ -16,24 +19,24 @@ type field struct {
 	log  []int // log[e] = k with ξ^k = e, for e != 0
 }
 
-// maxFieldOrder bounds q before newField allocates its q-sized tables (a
-// Slim Fly needs q ≤ MaxQ, far less).
-const maxFieldOrder = 1 << 16
+// MaxOrder bounds q before New allocates its q-sized tables (a design
+// that fits one InfiniBand subnet needs far less).
+const MaxOrder = 1 << 16
 
-// newField builds GF(q) for a prime power q. Its primitive element ξ is the
+// New builds GF(q) for a prime power q. Its primitive element ξ is the
 // smallest primitive root for prime q, and x for q = p^n with n > 1, where
 // the primitive polynomial is the first in lexicographic order of
 // (c_0, …, c_{n-1}) — so the field, and everything built on it, is the same
 // on every run.
-func newField(q int) (*field, error) {
-	if q > maxFieldOrder {
-		return nil, fmt.Errorf("q=%d: slimroute builds fields of at most %d elements", q, maxFieldOrder)
+func New(q int) (*Field, error) {
+	if q > MaxOrder {
+		return nil, fmt.Errorf("q=%d: slimroute builds fields of at most %d elements", q, MaxOrder)
 	}
-	p, n, ok := primePower(q)
+	p, n, ok := PrimePower(q)
 	if !ok {
 		return nil, fmt.Errorf("q=%d is not a prime power; GF(q) exists only for q = p^n with p prime", q)
 	}
-	f := &field{Q: q, P: p, N: n, exp: make([]int, q-1), log: make([]int, q)}
+	f := &Field{Q: q, P: p, N: n, exp: make([]int, q-1), log: make([]int, q)}
 	if n == 1 {
 		for g := 1; g < p; g++ {
 			if f.tryGenerator(func(e int) int { return e * g % p }) {
@@ -67,7 +70,7 @@ func newField(q int) (*field, error) {
 
 // tryGenerator fills exp/log from repeated multiplication by a candidate
 // generator and reports whether its powers reach every nonzero element.
-func (f *field) tryGenerator(times func(int) int) bool {
+func (f *Field) tryGenerator(times func(int) int) bool {
 	seen := make([]bool, f.Q)
 	e := 1
 	for k := 0; k < f.Q-1; k++ {
@@ -83,7 +86,7 @@ func (f *field) tryGenerator(times func(int) int) bool {
 }
 
 // mulX multiplies element e by x modulo the monic polynomial poly.
-func (f *field) mulX(e int, poly []int) int {
+func (f *Field) mulX(e int, poly []int) int {
 	d := f.digits(e)
 	top := d[f.N-1]
 	for i := f.N - 1; i > 0; i-- {
@@ -97,7 +100,7 @@ func (f *field) mulX(e int, poly []int) int {
 	return f.undigits(d)
 }
 
-func (f *field) digits(e int) []int {
+func (f *Field) digits(e int) []int {
 	d := make([]int, f.N)
 	for i := range d {
 		d[i] = e % f.P
@@ -106,7 +109,7 @@ func (f *field) digits(e int) []int {
 	return d
 }
 
-func (f *field) undigits(d []int) int {
+func (f *Field) undigits(d []int) int {
 	e := 0
 	for i := len(d) - 1; i >= 0; i-- {
 		e = e*f.P + d[i]
@@ -114,8 +117,8 @@ func (f *field) undigits(d []int) int {
 	return e
 }
 
-// add returns a + b.
-func (f *field) add(a, b int) int {
+// Add returns a + b.
+func (f *Field) Add(a, b int) int {
 	if f.N == 1 {
 		return (a + b) % f.P
 	}
@@ -127,8 +130,8 @@ func (f *field) add(a, b int) int {
 	return r
 }
 
-// neg returns -a.
-func (f *field) neg(a int) int {
+// Neg returns -a.
+func (f *Field) Neg(a int) int {
 	r, mul := 0, 1
 	for i := 0; i < f.N; i++ {
 		r += ((f.P - a%f.P) % f.P) * mul
@@ -137,25 +140,25 @@ func (f *field) neg(a int) int {
 	return r
 }
 
-// sub returns a - b.
-func (f *field) sub(a, b int) int { return f.add(a, f.neg(b)) }
+// Sub returns a - b.
+func (f *Field) Sub(a, b int) int { return f.Add(a, f.Neg(b)) }
 
-// mul returns a·b.
-func (f *field) mul(a, b int) int {
+// Mul returns a·b.
+func (f *Field) Mul(a, b int) int {
 	if a == 0 || b == 0 {
 		return 0
 	}
 	return f.exp[(f.log[a]+f.log[b])%(f.Q-1)]
 }
 
-// pow returns ξ^k for the field's primitive element ξ (k may be any integer).
-func (f *field) pow(k int) int {
+// Pow returns ξ^k for the field's primitive element ξ (k may be any integer).
+func (f *Field) Pow(k int) int {
 	m := f.Q - 1
 	return f.exp[((k%m)+m)%m]
 }
 
-// primePower reports whether q = p^n with p prime.
-func primePower(q int) (p, n int, ok bool) {
+// PrimePower reports whether q = p^n with p prime.
+func PrimePower(q int) (p, n int, ok bool) {
 	if q < 2 {
 		return 0, 0, false
 	}
