@@ -151,6 +151,14 @@ func (f *Field) Mul(a, b int) int {
 	return f.exp[(f.log[a]+f.log[b])%(f.Q-1)]
 }
 
+// Inv returns 1/a for a ≠ 0 (0 for a = 0).
+func (f *Field) Inv(a int) int {
+	if a == 0 {
+		return 0
+	}
+	return f.exp[(f.Q-1-f.log[a])%(f.Q-1)]
+}
+
 // Pow returns ξ^k for the field's primitive element ξ (k may be any integer).
 func (f *Field) Pow(k int) int {
 	m := f.Q - 1

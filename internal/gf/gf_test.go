@@ -19,6 +19,9 @@ func TestFieldAxioms(t *testing.T) {
 			if f.Add(a, f.Neg(a)) != 0 {
 				t.Fatalf("q=%d: %d + (-%d) != 0", q, a, a)
 			}
+			if a != 0 && f.Mul(a, f.Inv(a)) != 1 {
+				t.Fatalf("q=%d: %d·Inv(%d) = %d", q, a, a, f.Mul(a, f.Inv(a)))
+			}
 			if a != 0 {
 				found := false
 				for b := 1; b < q; b++ {
