@@ -68,16 +68,16 @@ func dfpParams(groups, leaves, spines, global, endpoints int) (int, error) {
 	bad := groups < 1 || leaves < 1 || spines < 1 || global < 0 || endpoints < 0 ||
 		groups > fabric.MaxLIDs || leaves > fabric.MaxPorts || spines > fabric.MaxPorts || global > fabric.MaxPorts || endpoints > fabric.MaxPorts
 	if bad {
-		return 0, fmt.Errorf("Dragonfly+ parameters groups=%d leaves=%d spines=%d global=%d endpoints=%d: want groups, leaves, spines ≥ 1 and global, endpoints ≥ 0 (port counts ≤ %d)", groups, leaves, spines, global, endpoints, fabric.MaxPorts)
+		return 0, fmt.Errorf("dragonfly+ parameters groups=%d leaves=%d spines=%d global=%d endpoints=%d: want groups, leaves, spines ≥ 1 and global, endpoints ≥ 0 (port counts ≤ %d)", groups, leaves, spines, global, endpoints, fabric.MaxPorts)
 	}
 	if groups == 1 {
 		if global != 0 {
-			return 0, fmt.Errorf("Dragonfly+ with one group: global=%d, want 0 (no other group to cable to)", global)
+			return 0, fmt.Errorf("dragonfly+ with one group: global=%d, want 0 (no other group to cable to)", global)
 		}
 		return 0, nil
 	}
 	if spines*global%(groups-1) != 0 {
-		return 0, fmt.Errorf("Dragonfly+ precondition: groups−1 = %d does not divide spines·global = %d", groups-1, spines*global)
+		return 0, fmt.Errorf("dragonfly+ precondition: groups−1 = %d does not divide spines·global = %d", groups-1, spines*global)
 	}
 	return spines * global / (groups - 1), nil
 }
