@@ -1,7 +1,7 @@
 // Package spec reads fabric specifications from TOML files and builds the
 // fabrics they describe. A spec names the topology and its parameters:
 //
-//	kind = "slimfly"     # "slimfly", "clos" or "kary-ntree"
+//	kind = "slimfly"     # "slimfly", "clos", "kary-ntree", "polarfly", "hyperx" or "dragonfly-plus"
 //	radix = 36           # switch port count (0 or absent: the minimum that fits)
 //
 //	[slimfly]
@@ -21,6 +21,22 @@
 //	k = 4
 //	n = 3
 //
+//	[polarfly]           # kind = "polarfly"
+//	q = 7                # prime power
+//	endpoints = 4        # HCAs per switch; default ⌈(q+1)/2⌉
+//
+//	[hyperx]             # kind = "hyperx"
+//	dims = [12, 8]       # switches along each dimension
+//	trunk = 1            # parallel cables between two switches of a line
+//	endpoints = 4        # HCAs per switch; default trunk·min(dims)/2
+//
+//	[dragonfly-plus]     # kind = "dragonfly-plus"; zeros: a balanced fabric of radix ports
+//	groups = 17
+//	leaves = 4           # per group
+//	spines = 4           # per group
+//	global = 4           # global cables per spine
+//	endpoints = 4        # HCAs per leaf
+//
 //	[naming]
 //	prefix = "fab1-"     # put in front of every node name
 //
@@ -37,8 +53,11 @@ import (
 	"strings"
 
 	"slimroute/clos"
+	"slimroute/dragonflyplus"
 	"slimroute/fabric"
+	"slimroute/hyperx"
 	"slimroute/internal/tomlfile"
+	"slimroute/polarfly"
 	"slimroute/slimfly"
 )
 
@@ -49,6 +68,9 @@ type Spec struct {
 	SlimFly SlimFlySpec   `toml:"slimfly"`
 	Clos    ClosSpec      `toml:"clos"`
 	KAry    KAryNTreeSpec `toml:"kary"`
+	Polar   PolarFlySpec  `toml:"polarfly"`
+	HyperX  HyperXSpec    `toml:"hyperx"`
+	DFPlus  DFPlusSpec    `toml:"dragonfly-plus"`
 	Naming  Naming        `toml:"naming"`
 	Racks   Racks         `toml:"racks"`
 }
@@ -78,6 +100,28 @@ type KAryNTreeSpec struct {
 	N int `toml:"n"`
 }
 
+// PolarFlySpec holds the [polarfly] table.
+type PolarFlySpec struct {
+	Q         int `toml:"q"`
+	Endpoints int `toml:"endpoints"`
+}
+
+// HyperXSpec holds the [hyperx] table.
+type HyperXSpec struct {
+	Dims      []int `toml:"dims"`
+	Trunk     int   `toml:"trunk"`
+	Endpoints int   `toml:"endpoints"`
+}
+
+// DFPlusSpec holds the [dragonfly-plus] table.
+type DFPlusSpec struct {
+	Groups    int `toml:"groups"`
+	Leaves    int `toml:"leaves"`
+	Spines    int `toml:"spines"`
+	Global    int `toml:"global"`
+	Endpoints int `toml:"endpoints"`
+}
+
 // Naming holds the [naming] table.
 type Naming struct {
 	Prefix string `toml:"prefix"`
@@ -91,7 +135,7 @@ type Racks struct {
 // Parse reads a spec. file names the input in errors.
 func Parse(r io.Reader, file string) (Spec, error) {
 	var s Spec
-	if err := tomlfile.Decode(r, file, &s, "kind, radix, [slimfly] q/endpoints, [clos] levels/oversubscription/hosts_per_leaf/leaf_uplinks/leaves/spines/pods/spine_uplinks/cores, [kary] k/n, [naming] prefix, [racks] units"); err != nil {
+	if err := tomlfile.Decode(r, file, &s, "kind, radix, [slimfly] q/endpoints, [clos] levels/oversubscription/hosts_per_leaf/leaf_uplinks/leaves/spines/pods/spine_uplinks/cores, [kary] k/n, [polarfly] q/endpoints, [hyperx] dims/trunk/endpoints, [dragonfly-plus] groups/leaves/spines/global/endpoints, [naming] prefix, [racks] units"); err != nil {
 		return s, err
 	}
 	if err := s.check(); err != nil {
@@ -100,13 +144,15 @@ func Parse(r io.Reader, file string) (Spec, error) {
 	return s, nil
 }
 
+const kinds = `"slimfly", "clos", "kary-ntree", "polarfly", "hyperx" or "dragonfly-plus"`
+
 func (s Spec) check() error {
 	switch s.Kind {
-	case "slimfly", "clos", "kary-ntree":
+	case "slimfly", "clos", "kary-ntree", "polarfly", "hyperx", "dragonfly-plus":
 	case "":
-		return errors.New("missing key kind: set kind = \"slimfly\", \"clos\" or \"kary-ntree\"")
+		return errors.New("missing key kind: set kind = " + kinds)
 	default:
-		return fmt.Errorf("kind = %q: want \"slimfly\", \"clos\" or \"kary-ntree\"", s.Kind)
+		return fmt.Errorf("kind = %q: want %s", s.Kind, kinds)
 	}
 	if s.Racks.Units < 0 || s.Racks.Units > fabric.MaxRackUnits {
 		return fmt.Errorf("racks.units = %d: want the rack height in units, 1..%d, e.g. 42", s.Racks.Units, fabric.MaxRackUnits)
@@ -132,6 +178,14 @@ func Build(s Spec) (*fabric.Fabric, error) {
 		f, err = clos.Build(clos.Params{Levels: c.Levels, Radix: s.Radix, Oversubscription: c.Oversubscription,
 			HostsPerLeaf: c.HostsPerLeaf, LeafUplinks: c.LeafUplinks, Leaves: c.Leaves, Spines: c.Spines,
 			Pods: c.Pods, SpineUplinks: c.SpineUplinks, Cores: c.Cores})
+	case "polarfly":
+		f, err = polarfly.Build(polarfly.Params{Q: s.Polar.Q, Endpoints: s.Polar.Endpoints, Radix: s.Radix})
+	case "hyperx":
+		h := s.HyperX
+		f, err = hyperx.Build(hyperx.Params{Dims: h.Dims, Trunk: h.Trunk, Endpoints: h.Endpoints, Radix: s.Radix})
+	case "dragonfly-plus":
+		d := s.DFPlus
+		f, err = dragonflyplus.Build(dragonflyplus.Params{Radix: s.Radix, Groups: d.Groups, Leaves: d.Leaves, Spines: d.Spines, Global: d.Global, Endpoints: d.Endpoints})
 	case "kary-ntree":
 		f, err = clos.KAryNTree(s.KAry.K, s.KAry.N)
 		if err == nil && s.Radix != 0 && s.Radix < 2*s.KAry.K {

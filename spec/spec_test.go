@@ -26,9 +26,12 @@ func parseFile(t *testing.T, path string) Spec {
 
 func TestExampleSpecsBuild(t *testing.T) {
 	want := map[string]struct{ switches, hcas int }{
-		"sf5.toml":            {50, 200},
-		"clos-2level.toml":    {54, 648},
-		"fattree-3level.toml": {4*(8+8) + 16, 4 * 8 * 8},
+		"sf5.toml":               {50, 200},
+		"clos-2level.toml":       {54, 648},
+		"fattree-3level.toml":    {4*(8+8) + 16, 4 * 8 * 8},
+		"polarfly-q7.toml":       {7*7 + 7 + 1, 57 * 4},
+		"hyperx-6x6.toml":        {36, 36 * 3},
+		"dragonfly-plus-r8.toml": {17 * 8, 17 * 4 * 4},
 	}
 	files, _ := filepath.Glob("../testdata/specs/*.toml")
 	if len(files) != len(want) {

@@ -11,6 +11,7 @@ import (
 	"slimroute/fabric"
 	"slimroute/layers"
 	"slimroute/lft"
+	"slimroute/polarfly"
 	"slimroute/slimfly"
 )
 
@@ -66,7 +67,20 @@ var numberRanges = map[string]numRange{
 	"cores":           {0, fabric.MaxPorts * fabric.MaxPorts, false, fmt.Sprintf("0 (the default) or 1..%d", fabric.MaxPorts*fabric.MaxPorts)},
 	"k":               {1, fabric.MaxPorts / 2, false, fmt.Sprintf("1..%d (switches of 2k ports)", fabric.MaxPorts/2)},
 	"n":               {1, 8, false, "1..8 levels"},
+	// the other low-diameter designs
+	"topo polarfly/q":               {2, float64(polarfly.MaxQ()), false, fmt.Sprintf("a prime power q from 2 to %d (larger PolarFlies need more LIDs than one subnet has): 2, 3, 4, 5, 7, 8, 9, 11, 13, …", polarfly.MaxQ())},
+	"topo polarfly/endpoints":       {0, fabric.MaxPorts - 1, false, fmt.Sprintf("0 (⌈(q+1)/2⌉) or 1..%d HCAs per switch", fabric.MaxPorts-1)},
+	"topo hyperx/trunk":             {1, fabric.MaxPorts, false, fmt.Sprintf("1..%d parallel cables", fabric.MaxPorts)},
+	"topo hyperx/endpoints":         {0, fabric.MaxPorts - 1, false, fmt.Sprintf("0 (trunk·min(dims)/2) or 1..%d HCAs per switch", fabric.MaxPorts-1)},
+	"topo dragonfly-plus/radix":     {0, fabric.MaxPorts, false, fmt.Sprintf("0 (with --leaves, --spines, --global and --endpoints given) or a port count up to %d", fabric.MaxPorts)},
+	"topo dragonfly-plus/groups":    {0, fabric.MaxLIDs, false, fmt.Sprintf("0 (spines·global+1) or 2..%d groups", fabric.MaxLIDs)},
+	"topo dragonfly-plus/leaves":    dfpCount,
+	"topo dragonfly-plus/spines":    dfpCount,
+	"topo dragonfly-plus/global":    dfpCount,
+	"topo dragonfly-plus/endpoints": dfpCount,
 }
+
+var dfpCount = numRange{0, fabric.MaxPorts - 1, false, fmt.Sprintf("0 (from --radix) or 1..%d", fabric.MaxPorts-1)}
 
 // rangeOf returns the range of number flag f of the command at path.
 func rangeOf(path []string, f cli.Flag) (numRange, bool) {

@@ -180,7 +180,7 @@ Examples:
 		Flags: append(sourceFlags(), outputFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return fmt.Errorf("unknown topo command %q: want slimfly, clos, kary or stats", c.Args().First())
+				return fmt.Errorf("unknown topo command %q: want slimfly, clos, polarfly, hyperx, dragonfly-plus, kary or stats", c.Args().First())
 			}
 			f, err := loadFabric(c)
 			if err != nil {
@@ -248,6 +248,9 @@ Examples:
 					return emit(c, f)
 				},
 			},
+			polarflyCommand(),
+			hyperxCommand(),
+			dragonflyPlusCommand(),
 			{
 				Name:  "kary",
 				Usage: "build a k-ary n-tree (k^n hosts, n levels of 2k-port switches)",
