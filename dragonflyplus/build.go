@@ -2,17 +2,21 @@ package dragonflyplus
 
 import "slimroute/fabric"
 
-// GUID layout: 16-bit prefix ("DL" leaves, "DS" spines, "DH" HCAs), the
-// group (16 bits), the switch in its group (12 bits) and, for HCAs, the
-// host index (12 bits); the low 8 bits stay free for port GUIDs.
+// GUID layout: 16-bit prefix ("DS" for switches, "DT" for HCAs — the
+// terminals), the group (16 bits), 0 for a leaf or 1 for a spine (4 bits),
+// the switch in its group (8 bits) and, for HCAs, the host index (12
+// bits); the low 8 bits stay free for port GUIDs. GUID order is node
+// order, as routing a fabric read from a file takes it.
 const (
-	leafPrefix  = 0x444c
-	spinePrefix = 0x4453
-	hcaPrefix   = 0x4448
+	switchPrefix = 0x4453
+	hcaPrefix    = 0x4454
 )
 
-func guid(prefix uint64, g, j, i int) fabric.GUID {
-	return fabric.GUID(prefix<<48 | uint64(g)<<32 | uint64(j)<<20 | uint64(i)<<8)
+func leafGUID(g, j int) fabric.GUID  { return guid(switchPrefix, g, 0, j, 0) }
+func spineGUID(g, j int) fabric.GUID { return guid(switchPrefix, g, 1, j, 0) }
+
+func guid(prefix uint64, g, kind, j, i int) fabric.GUID {
+	return fabric.GUID(prefix<<48 | uint64(g)<<32 | uint64(kind)<<28 | uint64(j)<<20 | uint64(i)<<8)
 }
 
 // Build constructs the Dragonfly+ fabric for p. Node order: group by
@@ -31,10 +35,10 @@ func Build(p Params) (*fabric.Fabric, error) {
 	var links []fabric.Link
 	for g := 0; g < s.Groups; g++ {
 		for j := 0; j < L; j++ {
-			nodes = append(nodes, fabric.Node{Kind: fabric.Switch, Name: LeafName(g, j), GUID: guid(leafPrefix, g, j, 0), Ports: s.Radix, Place: fabric.Placement{Rack: g + 1}})
+			nodes = append(nodes, fabric.Node{Kind: fabric.Switch, Name: LeafName(g, j), GUID: leafGUID(g, j), Ports: s.Radix, Place: fabric.Placement{Rack: g + 1}})
 		}
 		for j := 0; j < S; j++ {
-			nodes = append(nodes, fabric.Node{Kind: fabric.Switch, Name: SpineName(g, j), GUID: guid(spinePrefix, g, j, 0), Ports: s.Radix, Place: fabric.Placement{Rack: g + 1}})
+			nodes = append(nodes, fabric.Node{Kind: fabric.Switch, Name: SpineName(g, j), GUID: spineGUID(g, j), Ports: s.Radix, Place: fabric.Placement{Rack: g + 1}})
 		}
 		for j := 0; j < L; j++ {
 			for k := 0; k < S; k++ {
@@ -47,7 +51,7 @@ func Build(p Params) (*fabric.Fabric, error) {
 		for j := 0; j < L; j++ {
 			for i := 1; i <= s.Endpoints; i++ {
 				id := fabric.NodeID(len(nodes))
-				nodes = append(nodes, fabric.Node{Kind: fabric.HCA, Name: HCAName(g, j, i), GUID: guid(hcaPrefix, g, j, i), Ports: 1, Place: fabric.Placement{Rack: g + 1}})
+				nodes = append(nodes, fabric.Node{Kind: fabric.HCA, Name: HCAName(g, j, i), GUID: guid(hcaPrefix, g, 0, j, i), Ports: 1, Place: fabric.Placement{Rack: g + 1}})
 				links = append(links, fabric.Link{A: fabric.PortRef{Node: fabric.NodeID(g*per + j), Port: i}, B: fabric.PortRef{Node: id, Port: 1}})
 			}
 		}

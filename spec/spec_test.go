@@ -103,3 +103,4 @@ func TestBadSpecsNameTheProblem(t *testing.T) {
 		t.Errorf("q=6: %v", err)
 	}
 }
+

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,6 +50,68 @@ func TestTopoBuildsTheOtherDesigns(t *testing.T) {
 	} {
 		if _, err := runApp(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestDemoBuildsEveryDesign: demo --topology writes each design's files
+// under its own name, routes it verified, and refuses --q where the design
+// has no q, and an unknown design, naming the choices.
+func TestDemoBuildsEveryDesign(t *testing.T) {
+	for _, c := range []struct {
+		topology, base string
+		switches, hcas int
+	}{{"polarfly", "pf7", 57, 228}, {"hyperx", "hx6x6", 36, 108}, {"dragonfly-plus", "dfp8", 136, 272}} {
+		dir := t.TempDir()
+		out, err := runApp(t, "demo", "--topology", c.topology, "-o", dir)
+		if err != nil {
+			t.Fatalf("%s: %v", c.topology, err)
+		}
+		if statValue(t, out, "switches") != fmt.Sprint(c.switches) || statValue(t, out, "HCAs") != fmt.Sprint(c.hcas) || !strings.Contains(out, "verifier: every LID reachable, no loops, no CDG cycle") {
+			t.Errorf("%s: want %d switches, %d HCAs, verified:\n%s", c.topology, c.switches, c.hcas, out)
+		}
+		for _, name := range []string{c.base + ".net", c.base + ".ibnetdiscover", "route/opensm-lfts.txt"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				t.Errorf("%s: %v", c.topology, err)
+			}
+		}
+	}
+	if _, err := runApp(t, "demo", "--topology", "hyperx", "-q", "5", "-o", t.TempDir()); err == nil || !strings.Contains(err.Error(), "drop --q") {
+		t.Errorf("--q with hyperx: %v", err)
+	}
+	if _, err := runApp(t, "demo", "--topology", "torus", "-o", t.TempDir()); err == nil || !strings.Contains(err.Error(), "want slimfly, polarfly, hyperx or dragonfly-plus") {
+		t.Errorf("--topology torus: %v", err)
+	}
+}
+
+// TestSpecAndItsFileRouteAlike: for every example spec, route --config and
+// route --fabric on the same fabric written as an ibsim net file write the
+// same tables, path SLs and SL2VL tables, byte for byte: the routing
+// follows the fabric, not how it was given.
+func TestSpecAndItsFileRouteAlike(t *testing.T) {
+	specs, _ := filepath.Glob("../../testdata/specs/*.toml")
+	if len(specs) == 0 {
+		t.Fatal("no example specs")
+	}
+	for _, spec := range specs {
+		dir := t.TempDir()
+		net := filepath.Join(dir, "fabric.net")
+		if _, err := runApp(t, "topo", "--config", spec, "-o", net); err != nil {
+			t.Fatal(err)
+		}
+		a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+		if _, err := runApp(t, "route", "--config", spec, "-o", a); err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if _, err := runApp(t, "route", "--fabric", net, "-o", b); err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		for _, name := range []string{"opensm-lfts.txt", "path-sl.txt", "sl2vl.txt", "guid2lid"} {
+			x, err1 := os.ReadFile(filepath.Join(a, name))
+			y, err2 := os.ReadFile(filepath.Join(b, name))
+			if err1 != nil || err2 != nil || string(x) != string(y) {
+				t.Errorf("%s: %s differs between route --config and route --fabric (%v, %v)", filepath.Base(spec), name, err1, err2)
+			}
 		}
 	}
 }
