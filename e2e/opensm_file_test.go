@@ -13,11 +13,14 @@ import (
 
 	"slimroute/clos"
 	"slimroute/deadlock"
+	"slimroute/dragonflyplus"
 	"slimroute/fabric"
+	"slimroute/hyperx"
 	"slimroute/internal/ibsimtest"
 	"slimroute/layers"
 	"slimroute/lft"
 	"slimroute/pipeline"
+	"slimroute/polarfly"
 	"slimroute/slimfly"
 	"slimroute/verify"
 )
@@ -44,6 +47,12 @@ var (
 	caseQ5   = fabricCase{"slimfly-q5", []string{"slimfly", "--q", "5"}, func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 5}) }}
 	caseQ7   = fabricCase{"slimfly-q7", []string{"slimfly", "--q", "7"}, func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 7}) }}
 	caseClos = fabricCase{"clos-2level", []string{"clos", "--radix", "16"}, func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Radix: 16}) }}
+	// the other low-diameter designs, small
+	casePF5 = fabricCase{"polarfly-q5", []string{"polarfly", "--q", "5"}, func() (*fabric.Fabric, error) { return polarfly.Build(polarfly.Params{Q: 5}) }}
+	caseHX  = fabricCase{"hyperx-4x4", []string{"hyperx", "--dims", "4x4"}, func() (*fabric.Fabric, error) { return hyperx.Build(hyperx.Params{Dims: []int{4, 4}}) }}
+	caseDFP = fabricCase{"dragonfly-plus-5", []string{"dragonfly-plus", "--groups", "5", "--leaves", "2", "--spines", "2", "--global", "2", "--endpoints", "2"}, func() (*fabric.Fabric, error) {
+		return dragonflyplus.Build(dragonflyplus.Params{Radix: 8, Groups: 5, Leaves: 2, Spines: 2, Global: 2, Endpoints: 2})
+	}}
 )
 
 // routeCase routes a fabric with the CLI (4 layers, LMC 2) and in-process,

@@ -45,7 +45,8 @@ var (
 )
 
 // TestPluginProgramsOurRouting runs OpenSM with slimroute as a routing-
-// engine plugin on the simulated q=5 Slim Fly (LMC 2, 4 layers, hop-indexed
+// engine plugin on simulated fabrics — Slim Fly q = 5 and 7, a Clos, a
+// PolarFly, a HyperX and a Dragonfly+ — (LMC 2, 4 layers, hop-indexed
 // VLs, QoS on) and reads back what the fabric holds: ibroute shows exactly
 // the tables `slimroute route` computes offline, ibtracert follows the
 // predicted paths, the SA's PathRecord SLs are our path SLs, the switches'
@@ -55,7 +56,7 @@ var (
 func TestPluginProgramsOurRouting(t *testing.T) {
 	ibsimtest.Require(t, "opensm", "ibroute", "ibtracert", "saquery", "smpquery")
 	plugin := buildPlugin(t)
-	for _, fc := range []fabricCase{caseQ5, caseQ7, caseClos} {
+	for _, fc := range []fabricCase{caseQ5, caseQ7, caseClos, casePF5, caseHX, caseDFP} {
 		t.Run(fc.name, func(t *testing.T) { pluginCase(t, plugin, fc) })
 	}
 }

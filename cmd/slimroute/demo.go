@@ -11,8 +11,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"slimroute/analysis"
+	"slimroute/dragonflyplus"
 	"slimroute/fabric"
+	"slimroute/hyperx"
 	"slimroute/pipeline"
+	"slimroute/polarfly"
 	"slimroute/slimfly"
 )
 
@@ -34,17 +37,19 @@ quality (slimroute analyze).
 Example:
    slimroute demo -o out/ && ibsim -n -s out/sf5.net`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "q", Aliases: []string{"slimfly"}, Value: 5, Usage: "Slim Fly prime power q = 4w+δ (3, 4, 5, 7, 8, 9, 11, 13, …)"},
+			&cli.IntFlag{Name: "q", Aliases: []string{"slimfly"}, Value: 5, Usage: "Slim Fly prime power q = 4w+δ (3, 4, 5, 7, 8, 9, 11, 13, …); with --topology polarfly, its prime power (default 7)"},
+			&cli.StringFlag{Name: "topology", Aliases: []string{"t"}, Value: "slimfly", Usage: "the design: slimfly, polarfly (q = 7), hyperx (6×6, 3 HCAs per switch) or dragonfly-plus (radix 8: 17 groups); docs/designs.md"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "out", Usage: "output `DIR`"},
 		},
 		Action: func(c *cli.Context) error {
-			q, dir := c.Int("q"), c.String("output")
-			f, err := slimfly.Build(slimfly.Params{Q: q})
+			dir := c.String("output")
+			d, err := demoDesign(c.String("topology"), c.Int("q"), c.IsSet("q"))
 			if err != nil {
 				return err
 			}
+			f := d.f
 			st := fabric.ComputeStats(f)
-			cfg := pipeline.Config{Layers: 4, Deadlock: "hops", VLs: 8, Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)}
+			cfg := pipeline.Config{Layers: 4, Deadlock: d.deadlock, VLs: 8, Seed: 1, LMC: -1, Workers: runtime.GOMAXPROCS(0)}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil {
 				return err
@@ -57,7 +62,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			topo := topologyFiles(f, q)
+			topo := topologyFiles(f, d.base)
 			files := append(topo, jsonFile("stats.json", st))
 			for _, file := range routed {
 				files = append(files, outputFile{filepath.Join("route", file.name), file.write})
@@ -65,25 +70,25 @@ Example:
 			if err := writeOutputs(dir, "-o", files); err != nil {
 				return err
 			}
-			return printDemo(c.App.Writer, q, dir, fileNames(topo), st, res, sum, rep)
+			return printDemo(c.App.Writer, d, dir, fileNames(topo), st, res, sum, rep)
 		},
 	}
 }
 
-// topologyFiles lists Slim Fly q's topology f in every format, as
-// sf<q>.<extension>.
-func topologyFiles(f *fabric.Fabric, q int) []outputFile {
+// topologyFiles lists topology f in every format, as
+// <base>.<extension>.
+func topologyFiles(f *fabric.Fabric, base string) []outputFile {
 	var files []outputFile
 	for _, format := range fabric.WriteFormats() {
-		files = append(files, outputFile{fmt.Sprintf("sf%d%s", q, format.Extension()), func(w io.Writer) error { return fabric.Write(w, f, format) }})
+		files = append(files, outputFile{base + format.Extension(), func(w io.Writer) error { return fabric.Write(w, f, format) }})
 	}
 	return files
 }
 
 // printDemo says what demo built and wrote into dir (topo: the topology's
 // files, in the order of fabric.WriteFormats), for people.
-func printDemo(out io.Writer, q int, dir string, topo []string, st fabric.Stats, res *pipeline.Result, sum *routeSummary, rep *analysis.Report) error {
-	fmt.Fprintf(out, "Slim Fly q=%d\n", q)
+func printDemo(out io.Writer, d design, dir string, topo []string, st fabric.Stats, res *pipeline.Result, sum *routeSummary, rep *analysis.Report) error {
+	fmt.Fprintf(out, "%s\n", d.title)
 	if err := printStats(out, st); err != nil {
 		return err
 	}
@@ -96,11 +101,11 @@ func printDemo(out io.Writer, q int, dir string, topo []string, st fabric.Stats,
 	printRoute(out, res, sum, rdir)
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	if err := printSummary(tw, fmt.Sprintf("q=%d slimroute", q), rep, true); err != nil {
+	if err := printSummary(tw, d.short+" slimroute", rep, true); err != nil {
 		return err
 	}
 	tw.Flush()
-	fmt.Fprintf(out, "\nsimulate it: ibsim -n -s %s %s\n", filepath.Join(dir, fmt.Sprintf("sf%d.net", q)), strings.Join(fabric.IBSimLimits(res.Tables.Fabric()), " "))
+	fmt.Fprintf(out, "\nsimulate it: ibsim -n -s %s %s\n", filepath.Join(dir, d.base+".net"), strings.Join(fabric.IBSimLimits(res.Tables.Fabric()), " "))
 	printProgramIt(out, res, rdir)
 	return nil
 }
@@ -121,4 +126,45 @@ func printProgramIt(out io.Writer, res *pipeline.Result, rdir string) {
 	}
 	fmt.Fprintf(out, "             not with OpenSM's file engine (opensm -R file): it loads the LFTs only, the SA then hands out SL 0 and the switches keep their SL2VL,\n")
 	fmt.Fprintf(out, "             so the %d VLs this routing needs against credit loops are not in force\n", a.Needed)
+}
+
+// design is the fabric demo builds, with the name of its files, its titles
+// and the VL scheme it is routed with.
+type design struct {
+	f                  *fabric.Fabric
+	base, title, short string
+	deadlock           string
+}
+
+// demoDesign builds demo's fabric of topology name: the Slim Fly of q (the
+// paper's q = 5 by default), or a small PolarFly (q = 7 unless qSet),
+// HyperX or Dragonfly+.
+func demoDesign(name string, q int, qSet bool) (design, error) {
+	var (
+		d   design
+		err error
+	)
+	switch name {
+	case "slimfly":
+		d = design{base: fmt.Sprintf("sf%d", q), title: fmt.Sprintf("Slim Fly q=%d", q), short: fmt.Sprintf("q=%d", q), deadlock: "hops"}
+		d.f, err = slimfly.Build(slimfly.Params{Q: q})
+	case "polarfly":
+		if !qSet {
+			q = 7
+		}
+		d = design{base: fmt.Sprintf("pf%d", q), title: fmt.Sprintf("PolarFly q=%d", q), short: fmt.Sprintf("PolarFly q=%d", q), deadlock: "auto"}
+		d.f, err = polarfly.Build(polarfly.Params{Q: q})
+	case "hyperx":
+		d = design{base: "hx6x6", title: "HyperX 6×6, 3 HCAs per switch", short: "HyperX 6×6", deadlock: "auto"}
+		d.f, err = hyperx.Build(hyperx.Params{Dims: []int{6, 6}, Endpoints: 3})
+	case "dragonfly-plus":
+		d = design{base: "dfp8", title: "Dragonfly+ of 8-port switches: 17 groups of 4 leaves and 4 spines", short: "Dragonfly+ radix 8", deadlock: "auto"}
+		d.f, err = dragonflyplus.Build(dragonflyplus.Params{Radix: 8})
+	default:
+		return d, fmt.Errorf("--topology %q: want slimfly, polarfly, hyperx or dragonfly-plus", name)
+	}
+	if err == nil && qSet && name != "slimfly" && name != "polarfly" {
+		err = fmt.Errorf("--q shapes a Slim Fly or a PolarFly; --topology %s has its own shape (drop --q, or build it with slimroute topo %s and route it with --fabric)", name, name)
+	}
+	return d, err
 }
