@@ -103,4 +103,3 @@ func TestBadSpecsNameTheProblem(t *testing.T) {
 		t.Errorf("q=6: %v", err)
 	}
 }
-
