@@ -12,6 +12,7 @@ import (
 
 	"slimroute/analysis"
 	"slimroute/fabric"
+	"slimroute/jobs"
 	"slimroute/layers"
 	"slimroute/lft"
 )
@@ -28,7 +29,8 @@ the length bounds (the routing's; for --lfts, --min-len/--max-len or the default
 Examples:
    slimroute analyze --slimfly 7 --layers 4
    slimroute analyze --fabric sf7.net --lfts dump/opensm-lfts.dump --json
-   slimroute analyze --slimfly 5 --svg plots/`,
+   slimroute analyze --slimfly 5 --svg plots/
+   slimroute analyze --fabric fabric.ibnetdiscover --lfts opensm-lfts.dump --jobs <(squeue -h -o "%i %N")`,
 		Flags: append(append(sourceFlags(), layerFlags()...),
 			&cli.IntFlag{Name: "permutations", Value: 100, Usage: "random permutations to sample"},
 			&cli.StringFlag{Name: "lfts", Usage: "analyze OpenSM's LFT dump `FILE` (opensm-lfts.dump) instead of routing"},
@@ -37,6 +39,7 @@ Examples:
 			&cli.StringFlag{Name: "summary", Usage: "print one tab-separated line of key figures labelled `NAME` (for comparison tables)"},
 			&cli.BoolFlag{Name: "summary-header", Usage: "with --summary: print the column names first"},
 			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg, link-loads.svg, disjoint-paths.svg and shift-loads.svg to `DIR`"},
+			&cli.StringFlag{Name: "jobs", Usage: "also measure the jobs of `FILE` (one per line: ID, Slurm node list, pattern, options; docs/formats.md): per job the busiest link alone and with the others, the links shared and with whom"},
 		),
 		Action: func(c *cli.Context) error {
 			f, err := loadRoutingFabric(c)
@@ -74,6 +77,10 @@ Examples:
 			if err != nil {
 				return lftsError(c.String("lfts"), err)
 			}
+			jobRep, err := analyzeJobs(c.String("jobs"), tab)
+			if err != nil {
+				return err
+			}
 			if dir := c.String("svg"); dir != "" {
 				if err := writeCharts(dir, rep, engine); err != nil {
 					return err
@@ -87,7 +94,8 @@ Examples:
 					Engine string              `json:"engine"`
 					Layers []layers.LayerStats `json:"layer_stats,omitempty"`
 					*analysis.Report
-				}{engine, stats, rep}
+					Jobs *jobs.Report `json:"jobs,omitempty"`
+				}{engine, stats, rep, jobRep}
 				b, err := json.MarshalIndent(out, "", "  ")
 				if err != nil {
 					return err
@@ -95,7 +103,10 @@ Examples:
 				_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
 				return err
 			}
-			return printReport(c.App.Writer, engine, rep, stats)
+			if err := printReport(c.App.Writer, engine, rep, stats); err != nil || jobRep == nil {
+				return err
+			}
+			return printJobs(c.App.Writer, jobRep)
 		},
 	}
 }

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"slimroute/jobs"
+	"slimroute/lft"
+)
+
+// analyzeJobs measures the jobs of file (none for "") under tab.
+func analyzeJobs(file string, tab *lft.Tables) (*jobs.Report, error) {
+	if file == "" {
+		return nil, nil
+	}
+	fh, err := openInput(file)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	js, err := jobs.Read(fh, file)
+	if err != nil {
+		return nil, err
+	}
+	return jobs.Analyze(tab, js, file)
+}
+
+// printJobs prints the jobs' table: one row per job, then what each
+// shares with whom.
+func printJobs(out io.Writer, rep *jobs.Report) error {
+	fmt.Fprintf(out, "\njobs (load per iteration on the busiest of %d switch-to-switch channels, flows split over the layers)\n", rep.Channels)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "job\thosts\tpattern\talone\ttogether\tcontention factor\tlower bound (alone)\tshares channels with")
+	for _, j := range rep.Jobs {
+		var with []string
+		for _, s := range j.Shared {
+			with = append(with, fmt.Sprintf("%s (%d, compatible: %s)", s.Job, s.Channels, s.Compatible))
+		}
+		if len(with) == 0 {
+			with = []string{"-"}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.3f\t%.3f\t%.2f\t%.3f\t%s\n", j.ID, j.Hosts, j.Pattern, j.Alone, j.Together, j.Factor, j.Bound, strings.Join(with, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if rep.Lost > 0 {
+		fmt.Fprintf(out, "%.3f of the jobs' traffic goes to LIDs the tables do not deliver (slimroute verify names them)\n", rep.Lost)
+	}
+	return nil
+}

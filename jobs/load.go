@@ -1,0 +1,198 @@
+package jobs
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"slimroute/fabric"
+	"slimroute/lft"
+)
+
+// Report is what the jobs share under one routing. Loads count the
+// traffic per iteration on a directed switch-to-switch link (channel),
+// each flow split evenly over the destination's LIDs (the layers), as the
+// analysis splits flows; the HCAs' own cables carry the same load under
+// every routing and are left out.
+type Report struct {
+	Jobs     []JobReport `json:"jobs"`
+	Channels int         `json:"channels"`   // switch-to-switch channels of the fabric
+	Lost     float64     `json:"lost_flows"` // traffic toward LIDs the tables do not reach
+}
+
+// JobReport is one job's figures.
+type JobReport struct {
+	ID      string `json:"id"`
+	Hosts   int    `json:"hosts"`
+	Pattern string `json:"pattern"`
+	// Alone is the busiest channel's load from this job's traffic alone;
+	// Together the busiest, with every job's traffic, of the channels
+	// this job uses; Factor = Together / Alone (1: nobody adds to its
+	// bottleneck, or the job's hosts share one switch).
+	Alone    float64 `json:"alone"`
+	Together float64 `json:"together"`
+	Factor   float64 `json:"contention_factor"`
+	// Bound is a lower bound on Alone under any routing (see bound).
+	Bound  float64 `json:"alone_lower_bound"`
+	Shared []Share `json:"shared,omitempty"`
+}
+
+// Share is the channels a job shares with another job, and whether the two
+// can interleave their communication phases.
+type Share struct {
+	Job        string `json:"job"`
+	Channels   int    `json:"channels"`
+	Compatible string `json:"compatible"` // "yes", "no" or "unknown" (no phases)
+}
+
+// loads is the per-channel traffic of each job: channel (switch, out
+// port) -> load, for the channels of switch-to-switch cables.
+type loads map[fabric.PortRef]float64
+
+// Analyze measures jobs under tables tab. The jobs' hosts must be HCAs of
+// the fabric (by node description, or its first word: "node017" for
+// "node017 mlx5_0"); file names the job file in errors.
+func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
+	ports, err := resolve(tab.Fabric(), js, file)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Channels: channels(tab.Fabric())}
+	per := make([]loads, len(js))
+	total := loads{}
+	for i, j := range js {
+		per[i] = loads{}
+		for _, fl := range j.Flows() {
+			rep.Lost += walk(tab, ports[i][fl.From], ports[i][fl.To], fl.Weight, per[i])
+		}
+		for c, v := range per[i] {
+			total[c] += v
+		}
+	}
+	for i := range js {
+		rep.Jobs = append(rep.Jobs, report(tab, js, i, per, total, ports[i]))
+	}
+	return rep, nil
+}
+
+// report gathers job i's figures.
+func report(tab *lft.Tables, js []Job, i int, per []loads, total loads, ports []fabric.PortRef) JobReport {
+	j := js[i]
+	r := JobReport{ID: j.ID, Hosts: len(j.Hosts), Pattern: j.Pattern, Bound: bound(tab.Fabric(), j, ports)}
+	for c, v := range per[i] {
+		r.Alone = max(r.Alone, v)
+		r.Together = max(r.Together, total[c])
+	}
+	r.Factor = 1 // no traffic between switches: nothing to contend for
+	if r.Alone > 0 {
+		r.Factor = r.Together / r.Alone
+	}
+	for k := range js {
+		if k == i {
+			continue
+		}
+		n := 0
+		for c := range per[i] {
+			if per[k][c] > 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			r.Shared = append(r.Shared, Share{Job: js[k].ID, Channels: n, Compatible: compatibility(j, js[k])})
+		}
+	}
+	return r
+}
+
+func compatibility(a, b Job) string {
+	ok, known := Compatible(a, b)
+	switch {
+	case !known:
+		return "unknown"
+	case ok:
+		return "yes"
+	}
+	return "no"
+}
+
+// walk follows the route from HCA port src to every LID of HCA port dst
+// and adds w, split over the LIDs, to the channels it crosses; it returns
+// the traffic toward LIDs the tables do not deliver.
+func walk(tab *lft.Tables, src, dst fabric.PortRef, w float64, into loads) float64 {
+	f := tab.Fabric()
+	pl, ok := tab.LIDs().Of(dst)
+	first, ok2 := f.Peer(src)
+	if !ok || !ok2 || src == dst {
+		return 0
+	}
+	n := 1 << pl.LMC
+	lost := 0.0
+	for k := 0; k < n; k++ {
+		lid := pl.Base + lft.LID(k)
+		sw, delivered := first.Node, false
+		for hops := 0; hops <= len(tab.Switches()) && !delivered; hops++ {
+			out := tab.Port(sw, lid)
+			next, cabled := f.Peer(fabric.PortRef{Node: sw, Port: int(out)})
+			if out == lft.Drop || !cabled {
+				break
+			}
+			if f.Kind(next.Node) != fabric.Switch {
+				delivered = next == dst
+				break
+			}
+			into[fabric.PortRef{Node: sw, Port: int(out)}] += w / float64(n)
+			sw = next.Node
+		}
+		if !delivered {
+			lost += w / float64(n)
+		}
+	}
+	return lost
+}
+
+// channels counts the directed switch-to-switch channels of f.
+func channels(f *fabric.Fabric) int {
+	n := 0
+	for _, l := range f.Links() {
+		if f.Kind(l.A.Node) == fabric.Switch && f.Kind(l.B.Node) == fabric.Switch {
+			n += 2
+		}
+	}
+	return n
+}
+
+// resolve finds every job's hosts among the fabric's HCAs: the HCA whose
+// node description is the host name or starts with it and a space; its
+// first cabled port (an HCA with two cabled ports is asked for by its
+// first). A host found nowhere is an error naming the job's line.
+func resolve(f *fabric.Fabric, js []Job, file string) ([][]fabric.PortRef, error) {
+	byHost := map[string]fabric.PortRef{}
+	hcas := f.IDsOf(fabric.HCA)
+	sort.Slice(hcas, func(a, b int) bool { return f.GUID(hcas[a]) < f.GUID(hcas[b]) })
+	for _, h := range hcas {
+		for p := 1; p <= f.Ports(h); p++ {
+			if _, ok := f.Peer(fabric.PortRef{Node: h, Port: p}); !ok {
+				continue
+			}
+			name := f.Name(h)
+			first, _, _ := strings.Cut(name, " ")
+			for _, key := range []string{name, first} {
+				if _, taken := byHost[key]; !taken {
+					byHost[key] = fabric.PortRef{Node: h, Port: p}
+				}
+			}
+			break
+		}
+	}
+	out := make([][]fabric.PortRef, len(js))
+	for i, j := range js {
+		for _, h := range j.Hosts {
+			p, ok := byHost[h]
+			if !ok {
+				return nil, fmt.Errorf("%s:%d: job %s: host %s is no cabled HCA of the fabric (hosts are found by node description, e.g. \"%s mlx5_0\"; a fabric from a plan names its HCAs as cabling plan --hosts does)", file, j.Line, j.ID, h, h)
+			}
+			out[i] = append(out[i], p)
+		}
+	}
+	return out, nil
+}
