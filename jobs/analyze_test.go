@@ -20,8 +20,9 @@ import (
 // 2 to 40 hosts, placed compactly or scattered, every pattern) are
 // measured by Analyze and by this test's own walk of the LFTs: the same
 // busiest channel per job alone and together; the contention factor is
-// at least 1, and 1 for a job alone; the lower bound never exceeds what
-// the routing gives.
+// at least 1, and 1 for a job alone; neither lower bound (the cut and
+// volume bound, the LP's dual bound over paths no longer than the
+// routing's) exceeds what the routing gives, per job or together.
 func TestJobLoadsMatchAWalkOfTheTables(t *testing.T) {
 	sf, _ := slimfly.Build(slimfly.Params{Q: 5})
 	cl, _ := clos.Build(clos.Params{Radix: 12})
@@ -43,9 +44,15 @@ func TestJobLoadsMatchAWalkOfTheTables(t *testing.T) {
 				if !near(r.Alone, alone[i]) || !near(r.Together, together[i]) {
 					t.Fatalf("case %d job %s: Analyze says alone %g together %g, the walk %g and %g", c, r.ID, r.Alone, r.Together, alone[i], together[i])
 				}
-				if r.Factor < 1-1e-9 || (len(js) == 1 && !near(r.Factor, 1)) || r.Bound > r.Alone+1e-9 {
-					t.Fatalf("case %d job %s: factor %g, bound %g above alone %g", c, r.ID, r.Factor, r.Bound, r.Alone)
+				if r.Factor < 1-1e-9 || (len(js) == 1 && !near(r.Factor, 1)) || r.Bound > r.Alone+1e-9 || r.LPBound > r.Alone+1e-9 {
+					t.Fatalf("case %d job %s: factor %g, bounds %g and %g (LP) above alone %g", c, r.ID, r.Factor, r.Bound, r.LPBound, r.Alone)
 				}
+				if r.LPNote != "" {
+					t.Fatalf("case %d job %s: no LP bound: %s", c, r.ID, r.LPNote)
+				}
+			}
+			if rep.LPBound > rep.Busiest+1e-9 || rep.LPNote != "" {
+				t.Fatalf("case %d: LP bound %g (%s) above the busiest channel %g", c, rep.LPBound, rep.LPNote, rep.Busiest)
 			}
 		}
 	}

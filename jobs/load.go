@@ -18,6 +18,12 @@ type Report struct {
 	Jobs     []JobReport `json:"jobs"`
 	Channels int         `json:"channels"`   // switch-to-switch channels of the fabric
 	Lost     float64     `json:"lost_flows"` // traffic toward LIDs the tables do not reach
+	// Busiest is the busiest channel under every job's traffic, and
+	// LPBound a lower bound on the least it could be over paths no longer
+	// than the routing's (LPNote says why not computed, then it is 0).
+	Busiest float64 `json:"busiest"`
+	LPBound float64 `json:"lp_bound,omitempty"`
+	LPNote  string  `json:"lp_note,omitempty"`
 }
 
 // JobReport is one job's figures.
@@ -32,9 +38,14 @@ type JobReport struct {
 	Alone    float64 `json:"alone"`
 	Together float64 `json:"together"`
 	Factor   float64 `json:"contention_factor"`
-	// Bound is a lower bound on Alone under any routing (see bound).
-	Bound  float64 `json:"alone_lower_bound"`
-	Shared []Share `json:"shared,omitempty"`
+	// Bound is a lower bound on Alone under any routing (see bound), and
+	// LPBound one on the least Alone can be over paths no longer than the
+	// routing's: the larger of Bound and lpBound's (LPNote says why not
+	// computed).
+	Bound   float64 `json:"alone_lower_bound"`
+	LPBound float64 `json:"alone_lp_bound,omitempty"`
+	LPNote  string  `json:"lp_note,omitempty"`
+	Shared  []Share `json:"shared,omitempty"`
 }
 
 // Share is the channels a job shares with another job, and whether the two
@@ -59,33 +70,78 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 	}
 	rep := &Report{Channels: channels(tab.Fabric())}
 	per := make([]loads, len(js))
+	mine := make([]map[[2]fabric.NodeID]*commodity, len(js))
 	total := loads{}
+	all := map[[2]fabric.NodeID]*commodity{}
 	for i, j := range js {
-		per[i] = loads{}
+		per[i], mine[i] = loads{}, map[[2]fabric.NodeID]*commodity{}
 		for _, fl := range j.Flows() {
-			rep.Lost += walk(tab, ports[i][fl.From], ports[i][fl.To], fl.Weight, per[i])
+			lost, hops := walk(tab, ports[i][fl.From], ports[i][fl.To], fl.Weight, per[i])
+			rep.Lost += lost
+			for _, m := range []map[[2]fabric.NodeID]*commodity{mine[i], all} {
+				addFlow(tab.Fabric(), m, ports[i][fl.From], ports[i][fl.To], fl.Weight, hops)
+			}
 		}
 		for c, v := range per[i] {
 			total[c] += v
 		}
 	}
 	for i := range js {
-		rep.Jobs = append(rep.Jobs, report(tab, js, i, per, total, ports[i]))
+		r := report(tab, js, i, per, ports[i])
+		r.Together, r.Factor = together(per[i], total)
+		r.LPBound, _, r.LPNote = lpBound(tab.Fabric(), commodities(mine[i]))
+		if r.LPNote == "" {
+			r.LPBound = max(r.LPBound, r.Bound) // both bound the LP from below
+		}
+		rep.Jobs = append(rep.Jobs, r)
+	}
+	for _, v := range total {
+		rep.Busiest = max(rep.Busiest, v)
+	}
+	rep.LPBound, _, rep.LPNote = lpBound(tab.Fabric(), commodities(all))
+	for _, r := range rep.Jobs { // the jobs together need at least what each alone does
+		if rep.LPNote == "" {
+			rep.LPBound = max(rep.LPBound, r.Bound, r.LPBound)
+		}
 	}
 	return rep, nil
 }
 
+// addFlow adds a flow of weight w taking at most hops switch hops from
+// HCA port a to HCA port b to the commodities m.
+func addFlow(f *fabric.Fabric, m map[[2]fabric.NodeID]*commodity, a, b fabric.PortRef, w float64, hops int) {
+	x, _ := f.Peer(a)
+	y, _ := f.Peer(b)
+	if x.Node == y.Node {
+		return
+	}
+	k := [2]fabric.NodeID{x.Node, y.Node}
+	if m[k] == nil {
+		m[k] = &commodity{from: x.Node, to: y.Node}
+	}
+	m[k].demand += w
+	m[k].hops = max(m[k].hops, hops)
+}
+
+// together returns the busiest, under total, of the channels a job's
+// loads use, and the contention factor (1 for a job without load).
+func together(mine, total loads) (busiest, factor float64) {
+	alone := 0.0
+	for c, v := range mine {
+		alone, busiest = max(alone, v), max(busiest, total[c])
+	}
+	if alone == 0 {
+		return busiest, 1
+	}
+	return busiest, busiest / alone
+}
+
 // report gathers job i's figures.
-func report(tab *lft.Tables, js []Job, i int, per []loads, total loads, ports []fabric.PortRef) JobReport {
+func report(tab *lft.Tables, js []Job, i int, per []loads, ports []fabric.PortRef) JobReport {
 	j := js[i]
 	r := JobReport{ID: j.ID, Hosts: len(j.Hosts), Pattern: j.Pattern, Bound: bound(tab.Fabric(), j, ports)}
-	for c, v := range per[i] {
+	for _, v := range per[i] {
 		r.Alone = max(r.Alone, v)
-		r.Together = max(r.Together, total[c])
-	}
-	r.Factor = 1 // no traffic between switches: nothing to contend for
-	if r.Alone > 0 {
-		r.Factor = r.Together / r.Alone
 	}
 	for k := range js {
 		if k == i {
@@ -117,20 +173,20 @@ func compatibility(a, b Job) string {
 
 // walk follows the route from HCA port src to every LID of HCA port dst
 // and adds w, split over the LIDs, to the channels it crosses; it returns
-// the traffic toward LIDs the tables do not deliver.
-func walk(tab *lft.Tables, src, dst fabric.PortRef, w float64, into loads) float64 {
+// the traffic toward LIDs the tables do not deliver and the most
+// switch-to-switch hops a delivered route takes.
+func walk(tab *lft.Tables, src, dst fabric.PortRef, w float64, into loads) (lost float64, most int) {
 	f := tab.Fabric()
 	pl, ok := tab.LIDs().Of(dst)
 	first, ok2 := f.Peer(src)
 	if !ok || !ok2 || src == dst {
-		return 0
+		return 0, 0
 	}
 	n := 1 << pl.LMC
-	lost := 0.0
 	for k := 0; k < n; k++ {
 		lid := pl.Base + lft.LID(k)
-		sw, delivered := first.Node, false
-		for hops := 0; hops <= len(tab.Switches()) && !delivered; hops++ {
+		sw, delivered, hops := first.Node, false, 0
+		for ; hops <= len(tab.Switches()) && !delivered; hops++ {
 			out := tab.Port(sw, lid)
 			next, cabled := f.Peer(fabric.PortRef{Node: sw, Port: int(out)})
 			if out == lft.Drop || !cabled {
@@ -145,9 +201,11 @@ func walk(tab *lft.Tables, src, dst fabric.PortRef, w float64, into loads) float
 		}
 		if !delivered {
 			lost += w / float64(n)
+		} else {
+			most = max(most, hops)
 		}
 	}
-	return lost
+	return lost, most
 }
 
 // channels counts the directed switch-to-switch channels of f.

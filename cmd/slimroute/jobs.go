@@ -32,7 +32,7 @@ func analyzeJobs(file string, tab *lft.Tables) (*jobs.Report, error) {
 func printJobs(out io.Writer, rep *jobs.Report) error {
 	fmt.Fprintf(out, "\njobs (load per iteration on the busiest of %d switch-to-switch channels, flows split over the layers)\n", rep.Channels)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "job\thosts\tpattern\talone\ttogether\tcontention factor\tlower bound (alone)\tshares channels with")
+	fmt.Fprintln(tw, "job\thosts\tpattern\talone\tLP bound\tcut bound\ttogether\tcontention factor\tshares channels with")
 	for _, j := range rep.Jobs {
 		var with []string
 		for _, s := range j.Shared {
@@ -41,13 +41,22 @@ func printJobs(out io.Writer, rep *jobs.Report) error {
 		if len(with) == 0 {
 			with = []string{"-"}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.3f\t%.3f\t%.2f\t%.3f\t%s\n", j.ID, j.Hosts, j.Pattern, j.Alone, j.Together, j.Factor, j.Bound, strings.Join(with, ", "))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.3f\t%s\t%.3f\t%.3f\t%.2f\t%s\n", j.ID, j.Hosts, j.Pattern, j.Alone, lpText(j.LPBound, j.LPNote), j.Bound, j.Together, j.Factor, strings.Join(with, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(out, "all jobs together: busiest channel %.3f, LP bound %s\n", rep.Busiest, lpText(rep.LPBound, rep.LPNote))
 	if rep.Lost > 0 {
 		fmt.Fprintf(out, "%.3f of the jobs' traffic goes to LIDs the tables do not deliver (slimroute verify names them)\n", rep.Lost)
 	}
 	return nil
+}
+
+// lpText is an LP bound for the table, or why it is missing.
+func lpText(v float64, note string) string {
+	if note != "" {
+		return "n/a (" + note + ")"
+	}
+	return fmt.Sprintf("%.3f", v)
 }
