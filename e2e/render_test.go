@@ -227,3 +227,20 @@ func TestCablingTasksRenderOnThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsPictureStaysOnThePage: analyze --jobs --svg on Slim Fly q = 7
+// with three jobs draws jobs.svg that Chromium renders with every element
+// inside the viewBox.
+func TestJobsPictureStaysOnThePage(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "jobs.txt")
+	if err := os.WriteFile(file, []byte("11 hca-0-0-[0-6]-1 ring\n12 hca-1-[0-6]-0-[1-2] tree\n13 hca-0-[1-6]-3-[1-4] all-to-all\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "analyze", "--slimfly", "7", "--permutations", "2", "--jobs", file, "--svg", dir)
+	checked, outside := outsideThePage(t, filepath.Join(dir, "jobs.svg"))
+	t.Logf("jobs.svg: %s, %d outside the page", checked, len(outside))
+	if len(outside) > 0 {
+		t.Errorf("%d elements outside the page, e.g.\n%s", len(outside), strings.Join(outside[:min(len(outside), 5)], "\n"))
+	}
+}

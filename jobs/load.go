@@ -24,6 +24,9 @@ type Report struct {
 	Busiest float64 `json:"busiest"`
 	LPBound float64 `json:"lp_bound,omitempty"`
 	LPNote  string  `json:"lp_note,omitempty"`
+
+	f   *fabric.Fabric
+	per []loads // per job, for the picture
 }
 
 // JobReport is one job's figures.
@@ -68,7 +71,7 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Channels: channels(tab.Fabric())}
+	rep := &Report{Channels: channels(tab.Fabric()), f: tab.Fabric()}
 	per := make([]loads, len(js))
 	mine := make([]map[[2]fabric.NodeID]*commodity, len(js))
 	total := loads{}
@@ -98,6 +101,7 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 	for _, v := range total {
 		rep.Busiest = max(rep.Busiest, v)
 	}
+	rep.per = per
 	rep.LPBound, _, rep.LPNote = lpBound(tab.Fabric(), commodities(all))
 	for _, r := range rep.Jobs { // the jobs together need at least what each alone does
 		if rep.LPNote == "" {

@@ -38,7 +38,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.StringFlag{Name: "summary", Usage: "print one tab-separated line of key figures labelled `NAME` (for comparison tables)"},
 			&cli.BoolFlag{Name: "summary-header", Usage: "with --summary: print the column names first"},
-			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg, link-loads.svg, disjoint-paths.svg and shift-loads.svg to `DIR`"},
+			&cli.StringFlag{Name: "svg", Usage: "also write path-lengths.svg, link-loads.svg, disjoint-paths.svg and shift-loads.svg (and with --jobs jobs.svg: each job's links in its colour, shared ones black) to `DIR`"},
 			&cli.StringFlag{Name: "jobs", Usage: "also measure the jobs of `FILE` (one per line: ID, Slurm node list, pattern, options; docs/formats.md): per job the busiest link alone and with the others, the links shared and with whom"},
 		),
 		Action: func(c *cli.Context) error {
@@ -82,7 +82,7 @@ Examples:
 				return err
 			}
 			if dir := c.String("svg"); dir != "" {
-				if err := writeCharts(dir, rep, engine); err != nil {
+				if err := writeCharts(dir, rep, jobRep, engine); err != nil {
 					return err
 				}
 			}
@@ -139,7 +139,7 @@ func programLayers(f *fabric.Fabric, r *layers.Routing) (*lft.Tables, error) {
 }
 
 // writeCharts writes the report's charts into dir as one set.
-func writeCharts(dir string, rep *analysis.Report, engine string) error {
+func writeCharts(dir string, rep *analysis.Report, jobRep *jobs.Report, engine string) error {
 	charts := []struct {
 		file  string
 		draw  func(io.Writer, *analysis.Report, string) error
@@ -153,6 +153,9 @@ func writeCharts(dir string, rep *analysis.Report, engine string) error {
 	var files []outputFile
 	for _, ch := range charts {
 		files = append(files, outputFile{ch.file, func(w io.Writer) error { return ch.draw(w, rep, ch.title+engine) }})
+	}
+	if jobRep != nil {
+		files = append(files, outputFile{"jobs.svg", func(w io.Writer) error { return jobs.WriteSVG(w, jobRep, "Jobs and the links they share — "+engine) }})
 	}
 	return writeOutputs(dir, "--svg", files)
 }
