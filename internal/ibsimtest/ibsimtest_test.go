@@ -1,6 +1,8 @@
 package ibsimtest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,5 +76,28 @@ func TestBadNetFileFailsClearly(t *testing.T) {
 	<-done
 	if !ft.failed || !strings.Contains(ft.msg, "exited before it was ready") {
 		t.Fatalf("Start on a bad net file: failed=%v msg=%q", ft.failed, ft.msg)
+	}
+}
+
+// TestAClientWhoseMADTimedOutRunsAgain: a client that fails with
+// libibmad's time-out the first time is run again and its second output
+// returned; one that fails otherwise is not.
+func TestAClientWhoseMADTimedOutRunsAgain(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "client")
+	// fails with the time-out until the counter file holds two lines
+	os.WriteFile(script, []byte("#!/bin/sh\necho x >> \"$1\"\nif [ $(wc -l < \"$1\") -lt 2 ]; then echo 'ibwarn: _do_madrpc: recv failed: Connection timed out' >&2; exit 255; fi\necho answered\n"), 0o755)
+	sim := &Sim{Dir: dir}
+	out, err := sim.TryRun(time.Minute, script, filepath.Join(dir, "count"))
+	if err != nil || out != "answered\n" {
+		t.Fatalf("%q, %v", out, err)
+	}
+	other := filepath.Join(dir, "other")
+	os.WriteFile(other, []byte("#!/bin/sh\necho x >> \"$1\"\necho 'no such port' >&2\nexit 1\n"), 0o755)
+	if _, err := sim.TryRun(time.Minute, other, filepath.Join(dir, "count2")); err == nil {
+		t.Fatal("a failure other than a time-out passed")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "count2")); strings.Count(string(b), "x") != 1 {
+		t.Fatalf("a failure other than a time-out ran %d times", strings.Count(string(b), "x"))
 	}
 }
