@@ -77,6 +77,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
 		return false, nil
 	}
+	start := time.Now()
 	prev, gone, why, err := previousFor(prevDir, f, cfg, isSet)
 	if err != nil {
 		return false, err
@@ -84,8 +85,11 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	if why != "" {
 		return refuse("%s", why)
 	}
+	timings["read_previous_ms"] = since(start)
 	st0 := gone.GoneLIDs() // dropped as the files were read onto f
+	start = time.Now()
 	base, baseDir, noBase := baseOf(prevDir, prev)
+	timings["read_base_ms"] = since(start)
 	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base})
 	if err != nil {
 		if noBase != "" {
@@ -95,9 +99,9 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	}
 	st.GoneLIDs += st0
 	timings["repair_ms"] = float64(st.Time.Microseconds()) / 1000
-	start := time.Now()
+	start = time.Now()
 	rep, err := verify.Check(tab, cfg.Workers)
-	timings["verify_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	timings["verify_ms"] = since(start)
 	if err != nil {
 		return refuse("the repaired tables fail the verifier: %v", err)
 	}
@@ -236,7 +240,12 @@ func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, tim
 	}
 	files = append(files, jsonFile("summary.json", sum))
 	sum.Files = fileNames(files)
-	files = append(files, jsonFile("timings.json", timings)) // listed after: summary.json is the same on every run, timings are not
+	start := time.Now()
+	// listed after: summary.json is the same on every run, timings are not
+	files = append(files, outputFile{"timings.json", func(w io.Writer) error {
+		timings["write_ms"] = since(start) // written last: the files before it are written, their renames left
+		return jsonFile("timings.json", timings).write(w)
+	}})
 	if err := writeOutputs(dir, "-o", files); err != nil {
 		return err
 	}
@@ -246,6 +255,10 @@ func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, tim
 	sum.Files = append(sum.Files, "timings.json")
 	return nil
 }
+
+// since is the time since start in milliseconds, as timings.json holds
+// it.
+func since(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
 
 // printRepair says what the repair changed and why, for people.
 // sent is what a subnet manager sends the switches (lft.Sent): LFT
