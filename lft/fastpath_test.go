@@ -1,0 +1,73 @@
+package lft
+
+import (
+	"testing"
+
+	"slimroute/slimfly"
+)
+
+// The readers take a fast path for lines as the writers write them and
+// hand every other line to the general parser. These fuzz targets hold
+// the fast path to the general parser's reading of every line it takes.
+
+// FuzzFastEntryReadsAsParseEntry: a line fastEntry reads is an entry
+// parseEntry reads alike, without an error.
+func FuzzFastEntryReadsAsParseEntry(f *testing.F) {
+	for _, s := range []string{
+		"0x0004 001 # Channel Adapter portguid 0x5346200000000011: 'hca-1'",
+		"0x00ff 017 # Switch portguid 0x5346000000000000: 'sw-0-0-0'",
+		"0xBFFF 255 : (Channel Adapter portguid 0x0000000000000001: 'a b')",
+		"0x0010 003 # portguid 0x1)",
+		"0x0010 003",
+		"0x0010 003 # unknown node and type",
+		"0x0010 003 portguid 0x12345678901234567: 'x'",
+		"0x0010 -03 portguid 0x1: 'x'",
+		"0x0010 003 portguid  0x1: 'x'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		fast, ok := fastEntry([]byte(line))
+		if !ok {
+			return
+		}
+		want, err := parseEntry(line, 255)
+		if err != nil || fast != want {
+			t.Fatalf("%q: the fast path reads %+v, parseEntry %+v, %v", line, fast, want, err)
+		}
+	})
+}
+
+// FuzzFastSL2VLRowReadsAsParseSL2VLLine: a row fastSL2VLRow reads, of a
+// switch of the fabric with the ports it names, parseSL2VLLine reads alike,
+// without an error.
+func FuzzFastSL2VLRowReadsAsParseSL2VLLine(f *testing.F) {
+	fab, err := slimfly.Build(slimfly.Params{Q: 3})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{
+		"0x5346000000000000 0 1 0x01 0x23 0x45 0x67 0x89 0xab 0xcd 0xef",
+		"0x5346000000000000 3 12 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0xFF",
+		"0x5346000000000000 03 1 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00",
+		"0x5346000000000000 0 1 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x0",
+		"0x1 0 1 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00",
+		"0x5346000000000000 0 1 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		row, ok := fastSL2VLRow([]byte(line))
+		if !ok {
+			return
+		}
+		sw, found := fab.NodeByGUID(row.guid)
+		if !found || row.in > fab.Ports(sw) || row.out > fab.Ports(sw) {
+			return // the reader hands it to the general parser
+		}
+		gsw, in, out, vls, err := parseSL2VLLine(line, fab)
+		if err != nil || gsw != sw || in != row.in || out != row.out || vls != row.vls {
+			t.Fatalf("%q: the fast path reads %+v, parseSL2VLLine %v %d %d %v, %v", line, row, gsw, in, out, vls, err)
+		}
+	})
+}
