@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,21 +44,14 @@ func previousFabric(dir string) (*fabric.Fabric, error) {
 	return fabric.ReadJSON(fh, path)
 }
 
-// baseOf finds the base of the routing in dir, whose tables prev are:
-// prev itself for a full computation, the directory a repair's
-// summary.json names in "base" (relative to dir) for a repair. It returns
-// the base's tables and directory, or nil and why there is none.
-func baseOf(dir string, prev *lft.Tables) (*lft.Tables, string, string) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return nil, "", fmt.Sprintf("cannot read %s: %v", filepath.Join(dir, "summary.json"), err)
-	}
-	var sum struct {
-		Previous *string `json:"previous"`
-		Base     string  `json:"base"`
-	}
-	if err := json.Unmarshal(bytes.TrimPrefix(b, []byte("\ufeff")), &sum); err != nil {
-		return nil, "", fmt.Sprintf("%s: %v", filepath.Join(dir, "summary.json"), err)
+// baseOf finds the base of the routing in dir, whose tables prev are and
+// whose summary.json is sum: prev itself for a full computation, the
+// directory a repair's summary.json names in "base" (relative to dir) for
+// a repair. It returns the base's tables and directory, or nil and why
+// there is none.
+func baseOf(dir string, sum *previousSummary, prev *lft.Tables) (*lft.Tables, string, string) {
+	if sum.missing != nil {
+		return nil, "", fmt.Sprintf("cannot read %s: %v", filepath.Join(dir, "summary.json"), sum.missing)
 	}
 	if sum.Previous == nil {
 		return prev, dir, "" // a full computation

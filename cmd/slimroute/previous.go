@@ -78,7 +78,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 		return false, nil
 	}
 	start := time.Now()
-	prev, gone, why, err := previousFor(prevDir, f, cfg, isSet)
+	read, why, err := previousFor(prevDir, f, cfg, isSet)
 	if err != nil {
 		return false, err
 	}
@@ -86,9 +86,10 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 		return refuse("%s", why)
 	}
 	timings["read_previous_ms"] = since(start)
+	prev, gone := read.tab, read.gone
 	st0 := gone.GoneLIDs() // dropped as the files were read onto f
 	start = time.Now()
-	base, baseDir, noBase := baseOf(prevDir, prev)
+	base, baseDir, noBase := baseOf(prevDir, read.sum, prev)
 	timings["read_base_ms"] = since(start)
 	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base})
 	if err != nil {
@@ -123,21 +124,28 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	return true, nil
 }
 
+// previousRouting is the routing in a --previous directory, read back.
+type previousRouting struct {
+	tab  *lft.Tables
+	gone *lft.Shrunk      // what reading it onto the fabric dropped
+	sum  *previousSummary // its summary.json
+}
+
 // previousFor reads the routing route wrote into prevDir, for fabric f
 // and a run with settings cfg (isSet: the flags it gave), and merges the
-// previous settings into cfg for the flags left out. It says why not to
-// repair it — the run asks for another routing, the fabric gained a switch
-// or cable, the SL2VL tables name a VL --vls lacks — or returns the error
-// of a file it cannot read.
-func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool) (*lft.Tables, *lft.Shrunk, string, error) {
-	fail := func(err error) (*lft.Tables, *lft.Shrunk, string, error) {
-		return nil, nil, "", fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
+// previous settings into cfg for the flags left out. It returns the
+// routing read back, says why not to repair it — the run asks for another
+// routing, the fabric gained a switch or cable, the SL2VL tables name a
+// VL --vls lacks — or returns the error of a file it cannot read.
+func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool) (*previousRouting, string, error) {
+	fail := func(err error) (*previousRouting, string, error) {
+		return nil, "", fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
 	}
-	settings, err := readSettings(prevDir)
+	sum, err := readSummary(prevDir)
 	if err != nil {
 		return fail(err)
 	}
-	if settings == nil && !isSet("vls") {
+	if sum.Settings == nil && !isSet("vls") {
 		// a routing of an older slimroute records no settings: the
 		// switches have at least the VLs its SL2VL tables use, and a
 		// repair or recompute must not count on more
@@ -146,15 +154,15 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 			cfg.VLs = vl + 1
 		}
 	}
-	conflict, err := reconcile(settings, cfg, isSet)
+	conflict, err := reconcile(sum.Settings, cfg, isSet)
 	if err != nil {
 		return fail(err)
 	}
 	if err := checkLMC(*cfg); err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
 	if conflict != "" {
-		return nil, nil, conflict, nil
+		return nil, conflict, nil
 	}
 	pf, err := previousFabric(prevDir)
 	if err != nil {
@@ -167,15 +175,15 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 	prev, gone, err := readPrevious(prevDir, onto)
 	isNew, isCable := (*lft.NewSwitchError)(nil), (*lft.NewCableError)(nil)
 	if errors.As(err, &isNew) || errors.As(err, &isCable) {
-		return nil, nil, err.Error(), nil
+		return nil, err.Error(), nil
 	}
 	if err != nil {
 		return fail(err)
 	}
 	if vl := prev.MaxVL(); vl >= max(cfg.VLs, 1) {
-		return nil, nil, fmt.Sprintf("its SL2VL tables map SLs to VL %d, and --vls %d allows VLs 0..%d", vl, cfg.VLs, cfg.VLs-1), nil
+		return nil, fmt.Sprintf("its SL2VL tables map SLs to VL %d, and --vls %d allows VLs 0..%d", vl, cfg.VLs, cfg.VLs-1), nil
 	}
-	return prev, gone, "", nil
+	return &previousRouting{prev, gone, sum}, "", nil
 }
 
 // readPrevious reads the LFTs, path SLs and SL2VL tables route wrote into
