@@ -82,12 +82,7 @@ func baseFiles(outDir, baseDir string, base *lft.Tables) ([]outputFile, string) 
 	if base == nil {
 		return nil, ""
 	}
-	same := func(a, b string) bool {
-		x, err1 := os.Stat(a)
-		y, err2 := os.Stat(b)
-		return err1 == nil && err2 == nil && os.SameFile(x, y)
-	}
-	if same(outDir, baseDir) {
+	if sameDir(outDir, baseDir) {
 		var files []outputFile
 		for _, f := range append(tableFiles(base), jsonFile("summary.json", map[string]string{"note": "the base routing of the repairs in the directory above"})) {
 			f.name = filepath.Join("base", f.name)
@@ -102,6 +97,13 @@ func baseFiles(outDir, baseDir string, base *lft.Tables) ([]outputFile, string) 
 		return nil, rel
 	}
 	return nil, baseDir
+}
+
+// sameDir reports whether paths a and b name the same directory.
+func sameDir(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
 }
 
 // switchesGone names the switches the previous routing had that fabric f

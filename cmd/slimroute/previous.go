@@ -116,11 +116,15 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
-	if err := writeTables(outDir, tab, sum, ibdm, timings, keep...); err != nil {
+	blocks, sl2vl := lft.Sent(prev, tab)
+	// in place, every table file stays when nothing changed
+	same := sameDir(outDir, prevDir) && blocks == 0 && sl2vl == 0 && st.PathSLs == 0 && st.GoneLIDs == 0 && len(sum.Repair.SwitchesGone) == 0
+	kept, err := writeTables(outDir, tab, sum, ibdm, timings, func(name string) bool { return same || name == "guid2lid" }, keep...)
+	if err != nil {
 		return false, err
 	}
-	blocks, sl2vl := lft.Sent(prev, tab)
 	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files, [2]int{blocks, sl2vl})
+	printKept(out, kept)
 	return true, nil
 }
 
@@ -236,16 +240,24 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 
 // writeTables writes the forwarding-state files of tab (with ibdm,
 // ibdmchk's inputs too), summary.json and timings.json into dir as a set,
-// as route does.
-func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, timings map[string]float64, more ...outputFile) error {
+// as route does, except the files that need no new bytes
+// (reuseUnchanged: a file is compared with its own where likely names
+// it): it returns those.
+func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, timings map[string]float64, likely func(name string) bool, more ...outputFile) (keptFiles, error) {
 	files := append(tableFiles(tab), more...)
 	if ibdm {
 		more, err := ibdmchkFiles(tab)
 		if err != nil {
-			return err
+			return keptFiles{}, err
 		}
 		files = append(files, more...)
 	}
+	var same map[string]string
+	if reuseFiles {
+		same = reuseUnchanged(dir, files, likely)
+	}
+	var kept keptFiles
+	kept.same, kept.linked = unchangedNames(dir, files, same)
 	files = append(files, jsonFile("summary.json", sum))
 	sum.Files = fileNames(files)
 	start := time.Now()
@@ -254,14 +266,28 @@ func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, tim
 		timings["write_ms"] = since(start) // written last: the files before it are written, their renames left
 		return jsonFile("timings.json", timings).write(w)
 	}})
-	if err := writeOutputs(dir, "-o", files); err != nil {
-		return err
+	if err := writeOutputsReusing(dir, "-o", files, same); err != nil {
+		return keptFiles{}, err
 	}
 	if !ibdm {
 		dropStaleIBDMChk(io.Discard, dir)
 	}
 	sum.Files = append(sum.Files, "timings.json")
-	return nil
+	return kept, nil
+}
+
+// keptFiles are the files a repair did not write: those that stayed as
+// they were, and those made links to the previous files (reuseUnchanged).
+type keptFiles struct{ same, linked []string }
+
+// printKept says which files a repair did not write, for people.
+func printKept(out io.Writer, kept keptFiles) {
+	if len(kept.same) > 0 {
+		fmt.Fprintf(out, "  unchanged, left as they were: %s\n", strings.Join(kept.same, ", "))
+	}
+	if len(kept.linked) > 0 {
+		fmt.Fprintf(out, "  the previous files are the base's: %s are links to them, not copies\n", strings.Join(kept.linked, ", "))
+	}
 }
 
 // since is the time since start in milliseconds, as timings.json holds
