@@ -1,6 +1,7 @@
 package lft
 
 import (
+	"strings"
 	"testing"
 
 	"slimroute/slimfly"
@@ -68,6 +69,30 @@ func FuzzFastSL2VLRowReadsAsParseSL2VLLine(f *testing.F) {
 		gsw, in, out, vls, err := parseSL2VLLine(line, fab)
 		if err != nil || gsw != sw || in != row.in || out != row.out || vls != row.vls {
 			t.Fatalf("%q: the fast path reads %+v, parseSL2VLLine %v %d %d %v, %v", line, row, gsw, in, out, vls, err)
+		}
+	})
+}
+
+// FuzzReaderParsesEntriesAsParseEntry: the reader's parse, which takes
+// the owner of an entry whose text after the port is that of its LID's
+// first entry from that entry, reads two lines in turn as parseEntry reads
+// each (an error for an error), of the lines it takes for entries.
+func FuzzReaderParsesEntriesAsParseEntry(f *testing.F) {
+	f.Add("0x0004 001 # Channel Adapter portguid 0x5346200000000011: 'hca-1'", "0x0004 017 # Channel Adapter portguid 0x5346200000000011: 'hca-1'")
+	f.Add("0x0004 001 # Channel Adapter portguid 0x5346200000000011: 'hca-1'", "0x0004 17 # Channel Adapter portguid 0x5346200000000011: 'hca-1'")
+	f.Add("0x0004 001", "0x0004 002")
+	f.Add("0x0004 001 portguid 0x1", "0x0004 300 portguid 0x1")
+	f.Fuzz(func(t *testing.T, first, second string) {
+		rd := &listingReader{known: make([]knownTail, MaxUnicastLID+1)}
+		for _, line := range []string{first, second} {
+			if !strings.HasPrefix(line, "0x") {
+				continue // not an entry (the reader's classify)
+			}
+			got, err := rd.parse([]byte(line), 254)
+			want, werr := parseEntry(line, 254)
+			if got != want || (err == nil) != (werr == nil) {
+				t.Fatalf("%q after %q: the reader reads %+v, %v; parseEntry %+v, %v", line, first, got, err, want, werr)
+			}
 		}
 	})
 }

@@ -123,7 +123,7 @@ type lftEntry struct {
 // keep filters the lines (scanLineBytes; nil: none is dropped).
 func (l listing) read(r io.Reader, file string, f *fabric.Fabric, keep func([]byte) []byte) (*Tables, error) {
 	rd := &listingReader{l: l, file: file, f: f, seen: make([]bool, f.NumNodes()), listed: make([]listedAt, MaxUnicastLID+1),
-		owners: lidOwners{first: make([]fabric.GUID, MaxUnicastLID+1)}}
+		owners: lidOwners{first: make([]fabric.GUID, MaxUnicastLID+1)}, known: make([]knownTail, MaxUnicastLID+1)}
 	if err := scanLineBytes(r, file, keep, rd.line); err != nil {
 		return nil, err
 	}
@@ -145,6 +145,37 @@ type listingReader struct {
 	blocks []listedTable // in file order; the last is the current one
 	listed []listedAt    // per LID: where the current table lists it (line 0: not yet)
 	owners lidOwners
+	known  []knownTail // per LID: its first entry's text after the port, read by fastEntry
+}
+
+// knownTail is the text after the port of a LID's first entry, and the
+// owner it names.
+type knownTail struct {
+	tail []byte
+	guid fabric.GUID
+}
+
+// parse reads an entry of a switch with ports 1..ports as parseEntry
+// does, without allocating for an entry as the writers write it ("0x0004
+// 001 # … portguid 0x…: …"). An entry whose text after the port is that
+// of its LID's first entry names the same owner, which is not read again:
+// every table lists a LID with the same text.
+func (rd *listingReader) parse(line []byte, ports int) (lftEntry, error) {
+	e, ok := fastPrefix(line)
+	if !ok || int(e.port) > ports {
+		return parseEntry(string(line), ports)
+	}
+	if k := &rd.known[e.lid]; k.tail != nil && bytes.Equal(line[entryPrefix:], k.tail) {
+		e.guid = k.guid
+		return e, nil
+	}
+	if e, ok = fastEntry(line); !ok {
+		return parseEntry(string(line), ports)
+	}
+	if k := &rd.known[e.lid]; k.tail == nil {
+		*k = knownTail{bytes.Clone(line[entryPrefix:]), e.guid}
+	}
+	return e, nil
 }
 
 // listedTable is one switch's table as read, entries in file order.
@@ -198,7 +229,7 @@ func (rd *listingReader) entry(ln int, line []byte) error {
 		return parseError(rd.file, ln, "LFT entry before any \"Unicast lids … guid\" header")
 	}
 	cur := &rd.blocks[n-1]
-	e, err := parseEntryBytes(line, rd.f.Ports(cur.sw))
+	e, err := rd.parse(line, rd.f.Ports(cur.sw))
 	if err != nil {
 		return parseError(rd.file, ln, "%v", err)
 	}
@@ -285,29 +316,33 @@ func headerSwitch(line string, f *fabric.Fabric) (fabric.NodeID, error) {
 	return id, nil
 }
 
-// parseEntryBytes is parseEntry, without allocating for an entry as the
-// writers write it ("0x0004 001 # … portguid 0x…: …"): 2 million lines of
-// a q = 11 LFT file take the fast path; any other line, parseEntry.
-func parseEntryBytes(line []byte, ports int) (lftEntry, error) {
-	if e, ok := fastEntry(line); ok && int(e.port) <= ports {
-		return e, nil
-	}
-	return parseEntry(string(line), ports)
-}
+// entryPrefix is the length of an entry's LID and port as the writers
+// write them: "0x0004 001".
+const entryPrefix = len("0x0004 001")
 
-// fastEntry reads "0x<4 hex digits> <3 digits>", then after the first
-// "portguid" " 0x<1-16 hex digits>" and any ':' or ')' up to a blank or
-// the end, as parseEntry would; false for a line of any other shape.
-func fastEntry(line []byte) (lftEntry, bool) {
-	if len(line) < 10 || line[0] != '0' || line[1] != 'x' || line[6] != ' ' || (len(line) > 10 && line[10] != ' ') {
+// fastPrefix reads "0x<4 hex digits> <3 digits>" and a blank or the end,
+// as parseEntry reads the LID and port; false for a line of any other
+// shape.
+func fastPrefix(line []byte) (lftEntry, bool) {
+	if len(line) < entryPrefix || line[0] != '0' || line[1] != 'x' || line[6] != ' ' || (len(line) > entryPrefix && line[entryPrefix] != ' ') {
 		return lftEntry{}, false
 	}
 	lid, ok1 := hexValue(line[2:6])
-	port, ok2 := decimalValue(line[7:10])
+	port, ok2 := decimalValue(line[7:entryPrefix])
 	if !ok1 || !ok2 || lid == 0 || lid > uint64(MaxUnicastLID) || port > 255 {
 		return lftEntry{}, false
 	}
-	e := lftEntry{lid: LID(lid), port: uint8(port)}
+	return lftEntry{lid: LID(lid), port: uint8(port)}, true
+}
+
+// fastEntry reads fastPrefix, then after the first "portguid" " 0x<1-16
+// hex digits>" and any ':' or ')' up to a blank or the end, as parseEntry
+// would; false for a line of any other shape.
+func fastEntry(line []byte) (lftEntry, bool) {
+	e, ok := fastPrefix(line)
+	if !ok {
+		return lftEntry{}, false
+	}
 	i := bytes.Index(line, []byte("portguid"))
 	if i < 0 {
 		return e, true

@@ -128,7 +128,10 @@ func (g *goneFilter) isSwitch(guid fabric.GUID) bool {
 
 // lftLine filters a line of an LFT listing.
 func (g *goneFilter) lftLine(line []byte) []byte {
-	trimmed := bytes.TrimLeft(line, " \t")
+	trimmed := line
+	for len(trimmed) > 0 && (trimmed[0] == ' ' || trimmed[0] == '\t') {
+		trimmed = trimmed[1:]
+	}
 	if bytes.HasPrefix(trimmed, []byte("Unicast lids")) {
 		g.header(line)
 	}
