@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"slimroute/fabric"
 	"slimroute/slimfly"
 )
 
@@ -95,4 +96,50 @@ func FuzzReaderParsesEntriesAsParseEntry(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSL2VLRowIsSL2VL: the row the writers, MaxVL and Sent look up once
+// per port pair is what SL2VL gives for each SL, for every in and out port
+// of every switch and HCA and a few ports that are none.
+func TestSL2VLRowIsSL2VL(t *testing.T) {
+	fab, err := slimfly.Build(slimfly.Params{Q: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(fab, mustLIDs(t, fab))
+	for i, sw := range fab.IDsOf(fabric.Switch) {
+		n := fab.Ports(sw)
+		for in := 0; in <= n; in++ {
+			vls := make([]uint8, (n+1)*16)
+			for j := range vls {
+				vls[j] = uint8((i + in + j) % 16)
+			}
+			if err := b.SetSL2VL(sw, in, vls); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tab := b.Tables()
+	for id := range fabric.NodeID(fab.NumNodes()) {
+		for in := -1; in <= fab.Ports(id)+1; in++ {
+			for out := -1; out <= fab.Ports(id)+1; out++ {
+				row := tab.sl2vlRow(id, in, out)
+				for sl := range uint8(16) {
+					if row[sl] != tab.SL2VL(id, in, out, sl) {
+						t.Fatalf("%s in %d out %d SL %d: row %d, SL2VL %d", fab.Name(id), in, out, sl, row[sl], tab.SL2VL(id, in, out, sl))
+					}
+				}
+			}
+		}
+	}
+}
+
+// mustLIDs assigns f's LIDs, LMC 0.
+func mustLIDs(t *testing.T, f *fabric.Fabric) *LIDs {
+	t.Helper()
+	lids, err := AssignLIDs(f, LIDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lids
 }

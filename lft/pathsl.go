@@ -66,6 +66,9 @@ func switchSLRows(t *Tables) (map[fabric.NodeID]int32, error) {
 }
 
 func (t *Tables) sameSLs(a, b int32) bool {
+	if a == b {
+		return true // the HCA ports of a switch share their row
+	}
 	for lid := LID(0); lid <= t.lids.top; lid++ {
 		if t.rowSL(a, lid) != t.rowSL(b, lid) {
 			return false

@@ -33,11 +33,8 @@ func Sent(a, b *Tables) (blocks, sl2vl int) {
 				if out == in || !cabled(out) {
 					continue
 				}
-				for sl := range uint8(16) {
-					if na == nil || a.SL2VL(asw, in, out, sl) != b.SL2VL(sw, in, out, sl) {
-						sl2vl++
-						break
-					}
+				if na == nil || a.sl2vlRow(asw, in, out) != b.sl2vlRow(sw, in, out) {
+					sl2vl++
 				}
 			}
 		}

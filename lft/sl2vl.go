@@ -46,9 +46,9 @@ func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled fun
 			line = strconv.AppendInt(line, int64(in), 10)
 			line = append(line, ' ')
 			line = strconv.AppendInt(line, int64(out), 10)
-			ri, ro := real(in), real(out)
-			for sl := uint8(0); sl < 16; sl += 2 {
-				line = append(line, ' ', '0', 'x', hexDigit(int(t.SL2VL(sw, ri, ro, sl))), hexDigit(int(t.SL2VL(sw, ri, ro, sl+1))))
+			vls := t.sl2vlRow(sw, real(in), real(out))
+			for sl := 0; sl < 16; sl += 2 {
+				line = append(line, ' ', '0', 'x', hexDigit(int(vls[sl])), hexDigit(int(vls[sl+1])))
 			}
 			bw.Write(append(line, '\n'))
 		}
