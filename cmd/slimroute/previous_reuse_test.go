@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"testing"
 
 	"slimroute/internal/failures"
+	"slimroute/lft"
 	"slimroute/slimfly"
+	"slimroute/verify"
 )
 
 // TestRoutePreviousReusesOnlyWhatStaysTheSame: over seeded damage to a
@@ -157,7 +160,8 @@ func tree(t *testing.T, dir string) map[string][]byte {
 	return m
 }
 
-// sameTrees fails unless trees a and b hold the same files and bytes.
+// sameTrees fails unless trees a and b hold the same files and bytes
+// (a missing file reads as 0 bytes).
 func sameTrees(t *testing.T, name string, a, b map[string][]byte) {
 	t.Helper()
 	var names []string
@@ -172,7 +176,69 @@ func sameTrees(t *testing.T, name string, a, b map[string][]byte) {
 	slices.Sort(names)
 	for _, p := range names {
 		if x, y := a[p], b[p]; x == nil || y == nil || !bytes.Equal(x, y) {
-			t.Errorf("%s: %s differs (%d bytes reusing files, %d writing every file)", name, p, len(x), len(y))
+			t.Errorf("%s: %s differs (%d bytes against %d)", name, p, len(x), len(y))
 		}
 	}
+}
+
+// TestRoutePreviousRefusedByTheVerifierPutsNothingInPlace: a repair the
+// verifier refuses writes nothing: route --previous says so and
+// recomputes in full, and the directory (in place, or another one new or
+// holding a previous routing) ends with the bytes a full route writes and
+// no temporary file.
+func TestRoutePreviousRefusedByTheVerifierPutsNothingInPlace(t *testing.T) {
+	defer func() { checkRepair = verify.Check }()
+	dir := t.TempDir()
+	sf, err := slimfly.Build(slimfly.Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	intact := writeFabric(t, dir, "intact.json", sf)
+	good := filepath.Join(dir, "good")
+	if _, err := runApp(t, append(append([]string{"route", "--fabric", intact}, routeArgs...), "-o", good)...); err != nil {
+		t.Fatal(err)
+	}
+	damaged, err := failures.Draw(sf, 2, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damagedFile := writeFabric(t, dir, "damaged.json", damaged)
+	full := filepath.Join(dir, "full")
+	if _, err := runApp(t, "route", "--fabric", damagedFile, "--previous", good, "-o", filepath.Join(dir, "unused")); err != nil {
+		t.Fatal(err) // the settings route --previous carries on
+	}
+	checkRepair = func(*lft.Tables, int) (*verify.Report, error) { return nil, errors.New("refused for the test") }
+	if _, err := runApp(t, "route", "--fabric", damagedFile, "--previous", good, "-o", full); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"in place", "new directory", "another routing"} {
+		work := copyRoute(t, good, filepath.Join(dir, strings.ReplaceAll(name, " ", "-")), "", nil)
+		out := work
+		switch name {
+		case "new directory":
+			out = filepath.Join(dir, "new", "out")
+		case "another routing":
+			out = copyRoute(t, good, filepath.Join(dir, "other"), "", nil)
+		}
+		printed, err := runApp(t, "route", "--fabric", damagedFile, "--previous", work, "-o", out)
+		if err != nil || !strings.Contains(printed, "the repaired tables fail the verifier: refused for the test; recomputing in full") {
+			t.Fatalf("%s: %v\n%s", name, err, printed)
+		}
+		got, want := tree(t, out), tree(t, full)
+		delete(got, "summary.json") // names no directory, but a full routing's; the rest must be the same
+		delete(want, "summary.json")
+		sameTrees(t, name, got, want)
+		noTemporaryIn(t, out)
+	}
+}
+
+// noTemporaryIn fails if a temporary file of atomicfile is left under dir.
+func noTemporaryIn(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left", p)
+		}
+		return err
+	})
 }
