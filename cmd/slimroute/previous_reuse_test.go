@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"slimroute/fabric"
 	"slimroute/internal/failures"
 	"slimroute/lft"
 	"slimroute/slimfly"
@@ -29,14 +30,7 @@ import (
 func TestRoutePreviousReusesOnlyWhatStaysTheSame(t *testing.T) {
 	defer func() { reuseFiles = true }()
 	dir := t.TempDir()
-	sf, err := slimfly.Build(slimfly.Params{Q: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	good := filepath.Join(dir, "good")
-	if _, err := runApp(t, append(append([]string{"route", "--fabric", writeFabric(t, dir, "intact.json", sf)}, routeArgs...), "-o", good)...); err != nil {
-		t.Fatal(err)
-	}
+	sf, good := routedSlimFly(t, dir, 5, routeArgs...)
 	work := filepath.Join(dir, "work") // the same path for both runs: summary.json names it
 	repair := func(fabricFile, prev, out string) string {
 		o, err := runApp(t, "route", "--fabric", fabricFile, "--previous", prev, "-o", out)
@@ -93,6 +87,22 @@ func TestRoutePreviousReusesOnlyWhatStaysTheSame(t *testing.T) {
 			t.Errorf("nothing changed, and %s was written anew:\n%s", f.name, printed)
 		}
 	}
+}
+
+// routedSlimFly builds the Slim Fly of q, writes it to dir/intact.json
+// and routes it with args into dir/good; it returns the fabric and the
+// routing's directory.
+func routedSlimFly(t testing.TB, dir string, q int, args ...string) (*fabric.Fabric, string) {
+	t.Helper()
+	sf, err := slimfly.Build(slimfly.Params{Q: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good")
+	if o := runCLI(append(append([]string{"route", "--fabric", writeFabric(t, dir, "intact.json", sf)}, args...), "-o", good)...); o.status != 0 {
+		t.Fatal(o.stderr)
+	}
+	return sf, good
 }
 
 // linkedToOld checks the first repair written into prev, whose files had
@@ -189,15 +199,7 @@ func sameTrees(t *testing.T, name string, a, b map[string][]byte) {
 func TestRoutePreviousRefusedByTheVerifierPutsNothingInPlace(t *testing.T) {
 	defer func() { checkRepair = verify.Check }()
 	dir := t.TempDir()
-	sf, err := slimfly.Build(slimfly.Params{Q: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	intact := writeFabric(t, dir, "intact.json", sf)
-	good := filepath.Join(dir, "good")
-	if _, err := runApp(t, append(append([]string{"route", "--fabric", intact}, routeArgs...), "-o", good)...); err != nil {
-		t.Fatal(err)
-	}
+	sf, good := routedSlimFly(t, dir, 5, routeArgs...)
 	damaged, err := failures.Draw(sf, 2, 0, 3)
 	if err != nil {
 		t.Fatal(err)
