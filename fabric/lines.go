@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,14 +22,21 @@ const MaxLine = 1 << 20
 // *ParseError at its line, not a bare "token too long". Lines are not
 // kept: a forwarding-table dump may run to gigabytes.
 func ScanLines(r io.Reader, file string, line func(ln int, text string) error) error {
+	return ScanLineBytes(r, file, func(ln int, text []byte) error { return line(ln, string(text)) })
+}
+
+// ScanLineBytes is ScanLines for readers that parse bytes: text is valid
+// only until line returns (no string per line is made; an LFT dump has
+// millions of lines).
+func ScanLineBytes(r io.Reader, file string, line func(ln int, text []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), MaxLine)
 	ln := 0
 	for sc.Scan() {
 		ln++
-		text := strings.TrimRight(sc.Text(), "\r")
+		text := bytes.TrimRight(sc.Bytes(), "\r")
 		if ln == 1 {
-			text = strings.TrimPrefix(text, "\ufeff") // a byte order mark some editors write
+			text = bytes.TrimPrefix(text, []byte("\ufeff")) // a byte order mark some editors write
 		}
 		if err := line(ln, text); err != nil {
 			return err

@@ -220,3 +220,41 @@ func TestAnEntrysPortGUIDMustBeAGUID(t *testing.T) {
 		parseErrorAt(t, fmt.Sprintf("%q", edited[i]), err, "lfts.txt", i+1, "portguid without a GUID")
 	}
 }
+
+// TestAnEntryNextToTheFastPathIsRefusedAtItsLine: in seeded draws, one
+// entry of an OpenSM LFT listing is made into a line the readers' fast
+// path almost takes — a port past the switch's, a port or LID with a
+// letter, a port GUID of 17 digits, the entry before it on another port
+// (the same LID, the same text after the port) — and read through
+// Shrunk, as route
+// --previous reads it: refused at its line, saying what is wrong.
+func TestAnEntryNextToTheFastPathIsRefusedAtItsLine(t *testing.T) {
+	tab := programmed(t)
+	lines := strings.Split(written(t, tab)["opensm-lfts"], "\n")
+	entries := dataLines(lines)
+	rng := rand.New(rand.NewPCG(43, 0))
+	for range 80 {
+		i := entries[1+rng.IntN(len(entries)-1)]
+		l := lines[i]
+		edited := slices.Clone(lines)
+		var want string
+		switch rng.IntN(5) {
+		case 0:
+			edited[i], want = l[:7]+"250"+l[10:], "port 250"
+		case 1:
+			edited[i], want = l[:7]+"0x1"+l[10:], "want \"0x<lid> <port>\""
+		case 2:
+			edited[i], want = l[:2]+"00g1"+l[6:], "want \"0x<lid> <port>\""
+		case 3:
+			j := strings.Index(l, "portguid 0x") + len("portguid 0x")
+			edited[i], want = l[:j]+"1"+l[j:], "invalid GUID"
+		case 4:
+			if !strings.HasPrefix(lines[i-1], "0x") {
+				continue // the first entry of a table
+			}
+			edited[i], want = lines[i-1][:7]+"001"+lines[i-1][10:], "twice"
+		}
+		_, err := lft.NewShrunk(tab.Fabric()).ReadOpenSMLFTs(strings.NewReader(strings.Join(edited, "\n")), "lfts.txt")
+		parseErrorAt(t, fmt.Sprintf("%q", edited[i]), err, "lfts.txt", i+1, want)
+	}
+}

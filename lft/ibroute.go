@@ -33,5 +33,5 @@ var ibrouteListing = listing{
 // (concatenated, in any order) into tables, the way ReadOpenSMLFTs reads
 // OpenSM's dump: the LID plan comes from the port GUIDs of the entries.
 func ReadIBRoute(r io.Reader, file string, f *fabric.Fabric) (*Tables, error) {
-	return ibrouteListing.read(r, file, f)
+	return ibrouteListing.read(r, file, f, nil)
 }

@@ -1,18 +1,26 @@
 package lft
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"strings"
 
 	"slimroute/fabric"
 )
 
-// scanLines calls line with every line of r, numbered from 1 and trimmed
-// of blanks (fabric.ScanLines: a line over fabric.MaxLine is a
-// *fabric.ParseError at its line).
-func scanLines(r io.Reader, file string, line func(ln int, text string) error) error {
-	return fabric.ScanLines(r, file, func(ln int, text string) error { return line(ln, strings.TrimSpace(text)) })
+// scanLineBytes calls line with every line of r, numbered from 1 and
+// trimmed of blanks (fabric.ScanLineBytes: text is valid until line
+// returns; a line over fabric.MaxLine is a *fabric.ParseError at its
+// line), each line first passed through keep (nil: every line is kept),
+// which returns it, shortened, or nil: then the line reads as a blank
+// line, which every reader skips, so errors still name the file's line.
+func scanLineBytes(r io.Reader, file string, keep func([]byte) []byte, line func(ln int, text []byte) error) error {
+	return fabric.ScanLineBytes(r, file, func(ln int, text []byte) error {
+		if keep != nil {
+			text = keep(text)
+		}
+		return line(ln, bytes.TrimSpace(text))
+	})
 }
 
 // parseError is a *fabric.ParseError at line ln of file.

@@ -41,5 +41,5 @@ var opensmListing = listing{
 // type" (a LID no port holds) is skipped. Path SLs and SL2VL tables are
 // left 0: read them with ReadPathSL and ReadSL2VL.
 func ReadOpenSMLFTs(r io.Reader, file string, f *fabric.Fabric) (*Tables, error) {
-	return opensmListing.read(r, file, f)
+	return opensmListing.read(r, file, f, nil)
 }

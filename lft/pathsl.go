@@ -66,6 +66,9 @@ func switchSLRows(t *Tables) (map[fabric.NodeID]int32, error) {
 }
 
 func (t *Tables) sameSLs(a, b int32) bool {
+	if a == b {
+		return true // the HCA ports of a switch share their row
+	}
 	for lid := LID(0); lid <= t.lids.top; lid++ {
 		if t.rowSL(a, lid) != t.rowSL(b, lid) {
 			return false
@@ -81,6 +84,12 @@ func (t *Tables) sameSLs(a, b int32) bool {
 // LID of t's plan; a missing line or SL would read as SL 0 and another
 // routing than the one the file was written for would be judged.
 func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
+	return readPathSL(r, file, t, nil)
+}
+
+// readPathSL is ReadPathSL with the lines filtered by keep
+// (scanLineBytes).
+func readPathSL(r io.Reader, file string, t *Tables, keep func([]byte) []byte) (*Tables, error) {
 	b := t.rebuild()
 	b.t.sl, b.t.slRow = nil, make([]int32, len(t.lids.ports))
 	for i := range b.t.slRow {
@@ -90,7 +99,8 @@ func ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	lo, hi := t.lids.span()
 	rowOf := map[fabric.NodeID]int{}
 	lineOf := map[fabric.NodeID]int{}
-	err := scanLines(r, file, func(ln int, line string) error {
+	err := scanLineBytes(r, file, keep, func(ln int, text []byte) error {
+		line := string(text) // a line per switch
 		if line == "" || strings.HasPrefix(line, "#") {
 			return nil
 		}
@@ -179,11 +189,11 @@ func parsePathSLLine(line string, f *fabric.Fabric) (fabric.NodeID, LID, []uint8
 	}
 	sls := make([]uint8, len(fs[2]))
 	for i, c := range []byte(fs[2]) {
-		v, err := strconv.ParseUint(string(c), 16, 8)
-		if err != nil {
+		v, ok := hexDigitValue(c)
+		if !ok {
 			return 0, 0, nil, fmt.Errorf("SL %q for DLID 0x%04x: want a hex digit", c, int(first)+i)
 		}
-		sls[i] = uint8(v)
+		sls[i] = v
 	}
 	return sw, LID(first), sls, nil
 }

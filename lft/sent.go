@@ -11,11 +11,11 @@ import "slimroute/fabric"
 func Sent(a, b *Tables) (blocks, sl2vl int) {
 	fa, fb := a.Fabric(), b.Fabric()
 	for _, sw := range b.SortedSwitches() {
-		nb := b.LFT(sw)
+		nb := b.lft[b.switchIndex(sw)] // read, not kept: no copy
 		asw, ok := fa.NodeByGUID(fb.GUID(sw))
 		var na []uint8
-		if ok {
-			na = a.LFT(asw)
+		if s := a.switchIndex(asw); ok && s >= 0 {
+			na = a.lft[s]
 		}
 		for lo := 0; lo < len(nb); lo += 64 {
 			hi := min(lo+64, len(nb))
@@ -33,11 +33,8 @@ func Sent(a, b *Tables) (blocks, sl2vl int) {
 				if out == in || !cabled(out) {
 					continue
 				}
-				for sl := range uint8(16) {
-					if na == nil || a.SL2VL(asw, in, out, sl) != b.SL2VL(sw, in, out, sl) {
-						sl2vl++
-						break
-					}
+				if na == nil || a.sl2vlRow(asw, in, out) != b.sl2vlRow(sw, in, out) {
+					sl2vl++
 				}
 			}
 		}

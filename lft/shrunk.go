@@ -1,7 +1,6 @@
 package lft
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -30,19 +29,19 @@ func NewShrunk(f *fabric.Fabric) *Shrunk { return &Shrunk{newGoneFilter(f)} }
 // does; a switch of the fabric the listing holds no table for is a
 // *NewSwitchError.
 func (s *Shrunk) ReadOpenSMLFTs(r io.Reader, file string) (*Tables, error) {
-	return newSwitch(ReadOpenSMLFTs(filterLines(r, s.g.lftLine), file, s.g.f))
+	return newSwitch(opensmListing.read(r, file, s.g.f, s.g.lftLine))
 }
 
 // ReadPathSL reads path SLs onto t, the tables the LFTs gave: those of
 // the LIDs t dropped are cut off.
 func (s *Shrunk) ReadPathSL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	s.g.lastSLs = t.LIDs().Top()
-	return ReadPathSL(filterLines(r, s.g.pathSLLine), file, t)
+	return readPathSL(r, file, t, s.g.pathSLLine)
 }
 
 // ReadSL2VL reads SL2VL tables onto t.
 func (s *Shrunk) ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
-	return ReadSL2VL(filterLines(r, s.g.switchLine), file, t)
+	return readSL2VL(r, file, t, s.g.switchLine)
 }
 
 // newSwitch passes a reader's result on, a listing's missing table (the
@@ -129,7 +128,10 @@ func (g *goneFilter) isSwitch(guid fabric.GUID) bool {
 
 // lftLine filters a line of an LFT listing.
 func (g *goneFilter) lftLine(line []byte) []byte {
-	trimmed := bytes.TrimLeft(line, " \t")
+	trimmed := line
+	for len(trimmed) > 0 && (trimmed[0] == ' ' || trimmed[0] == '\t') {
+		trimmed = trimmed[1:]
+	}
 	if bytes.HasPrefix(trimmed, []byte("Unicast lids")) {
 		g.header(line)
 	}
@@ -184,8 +186,8 @@ func entryLID(line []byte) (LID, bool) {
 	for end < len(line) && end < 8 && isHex(line[end]) {
 		end++
 	}
-	lid, err := strconv.ParseUint(string(line[2:end]), 16, 16)
-	return LID(lid), err == nil && lid > 0 && lid <= uint64(MaxUnicastLID)
+	lid, ok := hexValue(line[2:end])
+	return LID(lid), ok && lid > 0 && lid <= uint64(MaxUnicastLID)
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
@@ -195,6 +197,9 @@ func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' ||
 // is dropped. Any other line goes to the reader, which judges it: a line
 // it cannot read is not taken for a gone switch's.
 func (g *goneFilter) switchLine(line []byte) []byte {
+	if len(g.gone) == 0 {
+		return line // no switch is gone: every line is kept
+	}
 	fs := bytes.Fields(line)
 	if len(fs) == 0 {
 		return line
@@ -253,59 +258,4 @@ func (g *goneFilter) goneSwitches() []string {
 		out = append(out, fmt.Sprintf("%s (%s)", g.gone[guid], guid))
 	}
 	return out
-}
-
-// lineFilter passes the lines of r through keep, which returns the line
-// (without its newline) to pass on, or nil to drop it: a blank line takes
-// its place.
-type lineFilter struct {
-	r       *bufio.Reader
-	keep    func([]byte) []byte
-	out     []byte // what Read hands out next
-	scratch []byte // a line keep shortened, with its newline
-	err     error
-}
-
-func filterLines(r io.Reader, keep func([]byte) []byte) *lineFilter {
-	return &lineFilter{r: bufio.NewReaderSize(r, 1<<20), keep: keep}
-}
-
-func (lf *lineFilter) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) && (len(lf.out) > 0 || lf.next()) {
-		c := copy(p[n:], lf.out)
-		lf.out = lf.out[c:]
-		n += c
-	}
-	if n == 0 {
-		return 0, lf.err
-	}
-	return n, nil
-}
-
-// next filters the next line into out; false at the end or an error.
-func (lf *lineFilter) next() bool {
-	for len(lf.out) == 0 {
-		if lf.err != nil {
-			return false
-		}
-		line, err := lf.r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			rest, err2 := lf.r.ReadBytes('\n')
-			line, err = append(slices.Clone(line), rest...), err2
-		}
-		lf.err = err
-		body, nl := bytes.CutSuffix(line, []byte("\n"))
-		kept := lf.keep(body)
-		if len(kept) == len(body) {
-			lf.out = line // valid until the next ReadSlice, after it is copied out
-			continue
-		}
-		lf.scratch = append(lf.scratch[:0], kept...)
-		if nl {
-			lf.scratch = append(lf.scratch, '\n')
-		}
-		lf.out = lf.scratch
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package lft
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -45,9 +46,9 @@ func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled fun
 			line = strconv.AppendInt(line, int64(in), 10)
 			line = append(line, ' ')
 			line = strconv.AppendInt(line, int64(out), 10)
-			ri, ro := real(in), real(out)
-			for sl := uint8(0); sl < 16; sl += 2 {
-				line = append(line, ' ', '0', 'x', hexDigit(int(t.SL2VL(sw, ri, ro, sl))), hexDigit(int(t.SL2VL(sw, ri, ro, sl+1))))
+			vls := t.sl2vlRow(sw, real(in), real(out))
+			for sl := 0; sl < 16; sl += 2 {
+				line = append(line, ' ', '0', 'x', hexDigit(int(vls[sl])), hexDigit(int(vls[sl+1])))
 			}
 			bw.Write(append(line, '\n'))
 		}
@@ -63,41 +64,20 @@ func writeSL2VL(bw *bufio.Writer, t *Tables, sw fabric.NodeID, n int, cabled fun
 // A missing row would read as VL 0, and the routing would be judged on
 // VLs no switch holds.
 func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
+	return readSL2VL(r, file, t, nil)
+}
+
+// readSL2VL is ReadSL2VL with the lines filtered by keep (scanLineBytes).
+func readSL2VL(r io.Reader, file string, t *Tables, keep func([]byte) []byte) (*Tables, error) {
 	f := t.f
-	full := map[fabric.NodeID][]uint8{} // per switch: [(in*(n+1)+out)*16+sl]
-	rows := map[fabric.NodeID][]int{}   // per switch: [in*(n+1)+out] → line, 0 if not listed
-	var dump dumpSection
-	err := scanLines(r, file, func(ln int, line string) error {
-		if line == "" || strings.HasPrefix(line, "#") {
-			return nil
-		}
-		sw, in, out, vls, ok, err := dump.parse(line, f)
-		if err != nil {
-			return parseError(file, ln, "%v", err)
-		}
-		if !ok {
-			return nil // a header, or a row of an HCA of OpenSM's dump
-		}
-		n := f.Node(sw).Ports
-		tab, ok := full[sw]
-		if !ok {
-			tab = make([]uint8, (n+1)*(n+1)*16)
-			full[sw], rows[sw] = tab, make([]int, (n+1)*(n+1))
-		}
-		if prev := rows[sw][in*(n+1)+out]; prev > 0 {
-			return parseError(file, ln, "%s in port %d out port %d listed twice (first at line %d); a switch maps each SL of a port pair to one VL: keep one of the rows", f.Name(sw), in, out, prev)
-		}
-		rows[sw][in*(n+1)+out] = ln
-		copy(tab[(in*(n+1)+out)*16:], vls[:])
-		return nil
-	})
-	if err != nil {
+	rd := &sl2vlReader{f: f, file: file, full: make([][]uint8, f.NumNodes()), rows: make([][]int, f.NumNodes()), last: -1}
+	if err := scanLineBytes(r, file, keep, rd.line); err != nil {
 		return nil, err
 	}
-	if err := newCable(t, rows, file); err != nil {
+	if err := newCable(t, rd.rows, file); err != nil {
 		return nil, err
 	}
-	if missing := missingSL2VLRows(t, rows); missing != "" {
+	if missing := missingSL2VLRows(t, rd.rows); missing != "" {
 		return nil, &fabric.ParseError{File: file, Msg: "incomplete: no row for " + missing + "; the file needs a row for every cabled out port of every switch and every in port that is cabled or 0 (slimroute route writes them all; from the switches, smpquery sl2vl <switch LID> <out port> for every cabled out port): is it cut short, or from another fabric?"}
 	}
 	b := t.rebuild()
@@ -107,8 +87,8 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 		n := f.Node(sw).Ports
 		b.t.vlIn[s] = make([]uint8, n+1)
 		b.t.vl[s] = [][]uint8{make([]uint8, (n+1)*16)}
-		tab, ok := full[sw] // a switch without cables has no rows
-		for in := 0; ok && in <= n; in++ {
+		tab := rd.full[sw] // a switch without cables has no rows
+		for in := 0; tab != nil && in <= n; in++ {
 			if err := b.SetSL2VL(sw, in, tab[in*(n+1)*16:(in+1)*(n+1)*16]); err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
 			}
@@ -117,10 +97,108 @@ func ReadSL2VL(r io.Reader, file string, t *Tables) (*Tables, error) {
 	return b.Tables(), nil
 }
 
+// sl2vlReader collects the rows of an SL2VL file.
+type sl2vlReader struct {
+	f    *fabric.Fabric
+	file string
+	full [][]uint8 // per switch: [(in*(n+1)+out)*16+sl], nil until a row is read
+	rows [][]int   // per switch: [in*(n+1)+out] → line, 0 if not listed
+	dump dumpSection
+	// the switch of the last row of the -d layout, by GUID (rows come
+	// by switch)
+	lastGUID fabric.GUID
+	last     fabric.NodeID
+}
+
+// line reads line ln (trimmed).
+func (rd *sl2vlReader) line(ln int, line []byte) error {
+	if len(line) == 0 || line[0] == '#' {
+		return nil
+	}
+	f := rd.f
+	sw, in, out, vls, ok, err := rd.parse(line)
+	if err != nil {
+		return parseError(rd.file, ln, "%v", err)
+	}
+	if !ok {
+		return nil // a header, or a row of an HCA of OpenSM's dump
+	}
+	n := f.Node(sw).Ports
+	tab := rd.full[sw]
+	if tab == nil {
+		tab = make([]uint8, (n+1)*(n+1)*16)
+		rd.full[sw], rd.rows[sw] = tab, make([]int, (n+1)*(n+1))
+	}
+	if prev := rd.rows[sw][in*(n+1)+out]; prev > 0 {
+		return parseError(rd.file, ln, "%s in port %d out port %d listed twice (first at line %d); a switch maps each SL of a port pair to one VL: keep one of the rows", f.Name(sw), in, out, prev)
+	}
+	rd.rows[sw][in*(n+1)+out] = ln
+	copy(tab[(in*(n+1)+out)*16:], vls[:])
+	return nil
+}
+
+// parse reads a row as dumpSection.parse does, without allocating for a
+// row of the -d layout as WriteSL2VL writes it.
+func (rd *sl2vlReader) parse(line []byte) (sw fabric.NodeID, in, out int, vls [16]uint8, ok bool, err error) {
+	if row, fast := fastSL2VLRow(line); fast {
+		if row.guid != rd.lastGUID || rd.last < 0 {
+			id, found := rd.f.NodeByGUID(row.guid)
+			rd.lastGUID, rd.last = row.guid, -1
+			if found && rd.f.Kind(id) == fabric.Switch {
+				rd.last = id
+			}
+		}
+		if rd.last >= 0 && row.in <= rd.f.Ports(rd.last) && row.out <= rd.f.Ports(rd.last) {
+			return rd.last, row.in, row.out, row.vls, true, nil
+		}
+	}
+	return rd.dump.parse(string(line), rd.f) // the error, or another layout
+}
+
+// sl2vlRow is a row of the -d layout.
+type sl2vlRow struct {
+	guid    fabric.GUID
+	in, out int
+	vls     [16]uint8
+}
+
+// fastSL2VLRow reads "0x<1-16 hex digits> <in> <out>" (up to 3 digits
+// each) and eight " 0x<VL><VL>", single blanks between them, as
+// parseSL2VLLine would; false for a line of any other shape.
+func fastSL2VLRow(line []byte) (sl2vlRow, bool) {
+	var row sl2vlRow
+	field := func() []byte {
+		i := bytes.IndexByte(line, ' ')
+		if i < 0 {
+			i = len(line)
+		}
+		b := line[:i]
+		line = line[min(i+1, len(line)):]
+		return b
+	}
+	g := field()
+	v, ok := hexValue(bytes.TrimPrefix(g, []byte("0x")))
+	in, ok1 := decimalValue(field())
+	out, ok2 := decimalValue(field())
+	if !ok || !ok1 || !ok2 || len(g) < 3 || len(g) > 18 || g[0] != '0' || g[1] != 'x' {
+		return row, false
+	}
+	row.guid, row.in, row.out = fabric.GUID(v), int(in), int(out)
+	for i := 0; i < 8; i++ {
+		b := field()
+		vl, ok := hexValue(b[min(2, len(b)):])
+		if len(b) != 4 || b[0] != '0' || b[1] != 'x' || !ok {
+			return row, false
+		}
+		row.vls[2*i], row.vls[2*i+1] = uint8(vl>>4), uint8(vl&15)
+	}
+	return row, len(line) == 0
+}
+
 // missingSL2VLRows names the first few rows of a complete file that rows
 // (per switch, the line of each in*(n+1)+out) lacks, switches in GUID
 // order, or "".
-func missingSL2VLRows(t *Tables, rows map[fabric.NodeID][]int) string {
+func missingSL2VLRows(t *Tables, rows [][]int) string {
 	var names []string
 	for _, sw := range t.SortedSwitches() {
 		names = append(names, missingRowsOf(t, sw, rows[sw])...)
@@ -134,7 +212,7 @@ func missingSL2VLRows(t *Tables, rows map[fabric.NodeID][]int) string {
 // newCable reports, as a *NewCableError, the first cabled port (switches
 // in GUID order, ports in order) of a switch with rows that no row names,
 // as in port or out port: it had no cable when the file was written.
-func newCable(t *Tables, rows map[fabric.NodeID][]int, file string) error {
+func newCable(t *Tables, rows [][]int, file string) error {
 	for _, sw := range t.SortedSwitches() {
 		at := rows[sw]
 		if at == nil {

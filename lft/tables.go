@@ -143,6 +143,25 @@ func (t *Tables) SL2VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	return row[out*16+int(sl)]
 }
 
+// sl2vlRow returns what SL2VL returns for in, out and every SL, looking
+// the table up once.
+func (t *Tables) sl2vlRow(sw fabric.NodeID, in, out int) (vls [16]uint8) {
+	s := t.switchIndex(sw)
+	if s < 0 {
+		for sl := range vls {
+			vls[sl] = t.SL2VL(sw, in, out, uint8(sl))
+		}
+		return vls
+	}
+	if in < 0 || in >= len(t.vlIn[s]) || out < 0 {
+		return vls
+	}
+	if row := t.vl[s][t.vlIn[s][in]]; out*16 < len(row) {
+		copy(vls[:], row[out*16:])
+	}
+	return vls
+}
+
 // MaxVL returns the highest data VL the SL-to-VL tables map any SL to,
 // over the port pairs WriteSL2VL writes (every cabled out port, every in
 // port that is cabled or 0): the switches must offer VLs 0..MaxVL. VL 15
@@ -157,9 +176,12 @@ func (t *Tables) MaxVL() int {
 		}
 		for out := 1; out <= n; out++ {
 			for in := 0; in <= n && cabled(out); in++ {
-				for sl := uint8(0); sl < 16 && in != out && cabled(in); sl++ {
-					if v := int(t.SL2VL(sw, in, out, sl)); v != 15 {
-						vl = max(vl, v)
+				if in == out || !cabled(in) {
+					continue
+				}
+				for _, v := range t.sl2vlRow(sw, in, out) {
+					if v != 15 {
+						vl = max(vl, int(v))
 					}
 				}
 			}

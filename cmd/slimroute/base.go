@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,21 +44,14 @@ func previousFabric(dir string) (*fabric.Fabric, error) {
 	return fabric.ReadJSON(fh, path)
 }
 
-// baseOf finds the base of the routing in dir, whose tables prev are:
-// prev itself for a full computation, the directory a repair's
-// summary.json names in "base" (relative to dir) for a repair. It returns
-// the base's tables and directory, or nil and why there is none.
-func baseOf(dir string, prev *lft.Tables) (*lft.Tables, string, string) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return nil, "", fmt.Sprintf("cannot read %s: %v", filepath.Join(dir, "summary.json"), err)
-	}
-	var sum struct {
-		Previous *string `json:"previous"`
-		Base     string  `json:"base"`
-	}
-	if err := json.Unmarshal(bytes.TrimPrefix(b, []byte("\ufeff")), &sum); err != nil {
-		return nil, "", fmt.Sprintf("%s: %v", filepath.Join(dir, "summary.json"), err)
+// baseOf finds the base of the routing in dir, whose tables prev are and
+// whose summary.json is sum: prev itself for a full computation, the
+// directory a repair's summary.json names in "base" (relative to dir) for
+// a repair. It returns the base's tables and directory, or nil and why
+// there is none.
+func baseOf(dir string, sum *previousSummary, prev *lft.Tables) (*lft.Tables, string, string) {
+	if sum.missing != nil {
+		return nil, "", fmt.Sprintf("cannot read %s: %v", filepath.Join(dir, "summary.json"), sum.missing)
 	}
 	if sum.Previous == nil {
 		return prev, dir, "" // a full computation
@@ -91,12 +82,7 @@ func baseFiles(outDir, baseDir string, base *lft.Tables) ([]outputFile, string) 
 	if base == nil {
 		return nil, ""
 	}
-	same := func(a, b string) bool {
-		x, err1 := os.Stat(a)
-		y, err2 := os.Stat(b)
-		return err1 == nil && err2 == nil && os.SameFile(x, y)
-	}
-	if same(outDir, baseDir) {
+	if sameDir(outDir, baseDir) {
 		var files []outputFile
 		for _, f := range append(tableFiles(base), jsonFile("summary.json", map[string]string{"note": "the base routing of the repairs in the directory above"})) {
 			f.name = filepath.Join("base", f.name)
@@ -111,6 +97,13 @@ func baseFiles(outDir, baseDir string, base *lft.Tables) ([]outputFile, string) 
 		return nil, rel
 	}
 	return nil, baseDir
+}
+
+// sameDir reports whether paths a and b name the same directory.
+func sameDir(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
 }
 
 // switchesGone names the switches the previous routing had that fabric f

@@ -45,12 +45,18 @@ func fileNames(files []outputFile) []string {
 // (atomicfile.WriteAll). flag is the flag that named dir, for the advice
 // when something other than a file stands where one goes.
 func writeOutputs(dir, flag string, files []outputFile) error {
+	return writeOutputsReusing(dir, flag, files, nil)
+}
+
+// writeOutputsReusing is writeOutputs, each file that same names being
+// that file instead (reuseUnchanged, atomicfile.File.Same).
+func writeOutputsReusing(dir, flag string, files []outputFile, same map[string]string) error {
 	if err := outputDir(dir, flag); err != nil {
 		return err
 	}
 	out := make([]atomicfile.File, len(files))
 	for i, f := range files {
-		out[i] = atomicfile.File{Path: filepath.Join(dir, f.name), Perm: 0o644, Write: f.write}
+		out[i] = atomicfile.File{Path: filepath.Join(dir, f.name), Perm: 0o644, Write: f.write, Same: same[f.name]}
 	}
 	return adviseOutput(atomicfile.WriteAll(out...), "move it away, or name another "+flag+" DIR")
 }

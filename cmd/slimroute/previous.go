@@ -77,15 +77,20 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
 		return false, nil
 	}
-	prev, gone, why, err := previousFor(prevDir, f, cfg, isSet)
+	start := time.Now()
+	read, why, err := previousFor(prevDir, f, cfg, isSet)
 	if err != nil {
 		return false, err
 	}
 	if why != "" {
 		return refuse("%s", why)
 	}
+	timings["read_previous_ms"] = since(start)
+	prev, gone := read.tab, read.gone
 	st0 := gone.GoneLIDs() // dropped as the files were read onto f
-	base, baseDir, noBase := baseOf(prevDir, prev)
+	start = time.Now()
+	base, baseDir, noBase := baseOf(prevDir, read.sum, prev)
+	timings["read_base_ms"] = since(start)
 	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base})
 	if err != nil {
 		if noBase != "" {
@@ -95,9 +100,9 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	}
 	st.GoneLIDs += st0
 	timings["repair_ms"] = float64(st.Time.Microseconds()) / 1000
-	start := time.Now()
-	rep, err := verify.Check(tab, cfg.Workers)
-	timings["verify_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	start = time.Now()
+	rep, err := checkRepair(tab, cfg.Workers)
+	timings["verify_ms"] = since(start)
 	if err != nil {
 		return refuse("the repaired tables fail the verifier: %v", err)
 	}
@@ -111,29 +116,43 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
-	if err := writeTables(outDir, tab, sum, ibdm, timings, keep...); err != nil {
+	blocks, sl2vl := lft.Sent(prev, tab)
+	// in place, every table file stays when nothing changed
+	same := sameDir(outDir, prevDir) && blocks == 0 && sl2vl == 0 && st.PathSLs == 0 && st.GoneLIDs == 0 && len(sum.Repair.SwitchesGone) == 0
+	kept, err := writeTables(outDir, tab, sum, ibdm, timings, func(name string) bool { return same || name == "guid2lid" }, keep...)
+	if err != nil {
 		return false, err
 	}
-	blocks, sl2vl := lft.Sent(prev, tab)
 	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files, [2]int{blocks, sl2vl})
+	printKept(out, kept)
 	return true, nil
+}
+
+// checkRepair is the verifier of repaired tables; tests make it refuse.
+var checkRepair = verify.Check
+
+// previousRouting is the routing in a --previous directory, read back.
+type previousRouting struct {
+	tab  *lft.Tables
+	gone *lft.Shrunk      // what reading it onto the fabric dropped
+	sum  *previousSummary // its summary.json
 }
 
 // previousFor reads the routing route wrote into prevDir, for fabric f
 // and a run with settings cfg (isSet: the flags it gave), and merges the
-// previous settings into cfg for the flags left out. It says why not to
-// repair it — the run asks for another routing, the fabric gained a switch
-// or cable, the SL2VL tables name a VL --vls lacks — or returns the error
-// of a file it cannot read.
-func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool) (*lft.Tables, *lft.Shrunk, string, error) {
-	fail := func(err error) (*lft.Tables, *lft.Shrunk, string, error) {
-		return nil, nil, "", fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
+// previous settings into cfg for the flags left out. It returns the
+// routing read back, says why not to repair it — the run asks for another
+// routing, the fabric gained a switch or cable, the SL2VL tables name a
+// VL --vls lacks — or returns the error of a file it cannot read.
+func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool) (*previousRouting, string, error) {
+	fail := func(err error) (*previousRouting, string, error) {
+		return nil, "", fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
 	}
-	settings, err := readSettings(prevDir)
+	sum, err := readSummary(prevDir)
 	if err != nil {
 		return fail(err)
 	}
-	if settings == nil && !isSet("vls") {
+	if sum.Settings == nil && !isSet("vls") {
 		// a routing of an older slimroute records no settings: the
 		// switches have at least the VLs its SL2VL tables use, and a
 		// repair or recompute must not count on more
@@ -142,15 +161,15 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 			cfg.VLs = vl + 1
 		}
 	}
-	conflict, err := reconcile(settings, cfg, isSet)
+	conflict, err := reconcile(sum.Settings, cfg, isSet)
 	if err != nil {
 		return fail(err)
 	}
 	if err := checkLMC(*cfg); err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
 	if conflict != "" {
-		return nil, nil, conflict, nil
+		return nil, conflict, nil
 	}
 	pf, err := previousFabric(prevDir)
 	if err != nil {
@@ -163,15 +182,15 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 	prev, gone, err := readPrevious(prevDir, onto)
 	isNew, isCable := (*lft.NewSwitchError)(nil), (*lft.NewCableError)(nil)
 	if errors.As(err, &isNew) || errors.As(err, &isCable) {
-		return nil, nil, err.Error(), nil
+		return nil, err.Error(), nil
 	}
 	if err != nil {
 		return fail(err)
 	}
 	if vl := prev.MaxVL(); vl >= max(cfg.VLs, 1) {
-		return nil, nil, fmt.Sprintf("its SL2VL tables map SLs to VL %d, and --vls %d allows VLs 0..%d", vl, cfg.VLs, cfg.VLs-1), nil
+		return nil, fmt.Sprintf("its SL2VL tables map SLs to VL %d, and --vls %d allows VLs 0..%d", vl, cfg.VLs, cfg.VLs-1), nil
 	}
-	return prev, gone, "", nil
+	return &previousRouting{prev, gone, sum}, "", nil
 }
 
 // readPrevious reads the LFTs, path SLs and SL2VL tables route wrote into
@@ -224,28 +243,59 @@ func readPrevious(dir string, f *fabric.Fabric) (*lft.Tables, *lft.Shrunk, error
 
 // writeTables writes the forwarding-state files of tab (with ibdm,
 // ibdmchk's inputs too), summary.json and timings.json into dir as a set,
-// as route does.
-func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, timings map[string]float64, more ...outputFile) error {
+// as route does, except the files that need no new bytes
+// (reuseUnchanged: a file is compared with its own where likely names
+// it): it returns those.
+func writeTables(dir string, tab *lft.Tables, sum *repairSummary, ibdm bool, timings map[string]float64, likely func(name string) bool, more ...outputFile) (keptFiles, error) {
 	files := append(tableFiles(tab), more...)
 	if ibdm {
 		more, err := ibdmchkFiles(tab)
 		if err != nil {
-			return err
+			return keptFiles{}, err
 		}
 		files = append(files, more...)
 	}
+	var same map[string]string
+	if reuseFiles {
+		same = reuseUnchanged(dir, files, likely)
+	}
+	var kept keptFiles
+	kept.same, kept.linked = unchangedNames(dir, files, same)
 	files = append(files, jsonFile("summary.json", sum))
 	sum.Files = fileNames(files)
-	files = append(files, jsonFile("timings.json", timings)) // listed after: summary.json is the same on every run, timings are not
-	if err := writeOutputs(dir, "-o", files); err != nil {
-		return err
+	start := time.Now()
+	// listed after: summary.json is the same on every run, timings are not
+	files = append(files, outputFile{"timings.json", func(w io.Writer) error {
+		timings["write_ms"] = since(start) // written last: the files before it are written, their renames left
+		return jsonFile("timings.json", timings).write(w)
+	}})
+	if err := writeOutputsReusing(dir, "-o", files, same); err != nil {
+		return keptFiles{}, err
 	}
 	if !ibdm {
 		dropStaleIBDMChk(io.Discard, dir)
 	}
 	sum.Files = append(sum.Files, "timings.json")
-	return nil
+	return kept, nil
 }
+
+// keptFiles are the files a repair did not write: those that stayed as
+// they were, and those made links to the previous files (reuseUnchanged).
+type keptFiles struct{ same, linked []string }
+
+// printKept says which files a repair did not write, for people.
+func printKept(out io.Writer, kept keptFiles) {
+	if len(kept.same) > 0 {
+		fmt.Fprintf(out, "  unchanged, left as they were: %s\n", strings.Join(kept.same, ", "))
+	}
+	if len(kept.linked) > 0 {
+		fmt.Fprintf(out, "  the previous files are the base's: %s are links to them, not copies\n", strings.Join(kept.linked, ", "))
+	}
+}
+
+// since is the time since start in milliseconds, as timings.json holds
+// it.
+func since(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
 
 // printRepair says what the repair changed and why, for people.
 // sent is what a subnet manager sends the switches (lft.Sent): LFT

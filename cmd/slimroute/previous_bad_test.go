@@ -13,7 +13,7 @@ var previousFiles = []string{"opensm-lfts.txt", "path-sl.txt", "sl2vl.txt"}
 
 // copyRoute copies the files route wrote into from into a new directory
 // to, with name replaced by data (removed if data is nil).
-func copyRoute(t *testing.T, from, to, name string, data []byte) string {
+func copyRoute(t testing.TB, from, to, name string, data []byte) string {
 	t.Helper()
 	if err := os.Mkdir(to, 0o755); err != nil {
 		t.Fatal(err)

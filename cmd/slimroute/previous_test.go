@@ -13,13 +13,13 @@ import (
 )
 
 // writeFabric writes f as a JSON fabric file in dir.
-func writeFabric(t *testing.T, dir, name string, f *fabric.Fabric) string {
+func writeFabric(t testing.TB, dir, name string, f *fabric.Fabric) string {
 	t.Helper()
 	return writeFabricAs(t, filepath.Join(dir, name), f, fabric.FormatJSON)
 }
 
 // writeFabricAs writes f to path in format and returns path.
-func writeFabricAs(t *testing.T, path string, f *fabric.Fabric, format fabric.Format) string {
+func writeFabricAs(t testing.TB, path string, f *fabric.Fabric, format fabric.Format) string {
 	t.Helper()
 	file, err := os.Create(path)
 	if err != nil {

@@ -51,24 +51,33 @@ func (s *routeSettings) apply(cfg *pipeline.Config) {
 // checks the tables against them).
 var hardware = []string{"vls"}
 
-// readSettings reads the settings recorded in dir/summary.json; nil when
-// the file or its "settings" is missing (a routing of an older slimroute).
-func readSettings(dir string) (*routeSettings, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+// previousSummary is what --previous reads of summary.json: the settings
+// the routing was asked for (nil for a routing of an older slimroute,
+// which records none), and whether it is a repair and of which base.
+type previousSummary struct {
+	Settings *routeSettings `json:"settings"`
+	Previous *string        `json:"previous"` // a repair's: the directory it repaired
+	Base     string         `json:"base"`     // a repair's: its base (see baseOf)
+	missing  error          // the file's absence (an older slimroute's routing)
+}
+
+// readSummary reads dir/summary.json, once for the settings and the base;
+// a missing file reads as one without settings.
+func readSummary(dir string) (*previousSummary, error) {
+	path := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return &previousSummary{missing: err}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var sum struct {
-		Settings *routeSettings `json:"settings"`
-	}
+	var sum previousSummary
 	b = bytes.TrimPrefix(b, []byte("\ufeff")) // a byte order mark, if an editor wrote one
 	if err := json.Unmarshal(b, &sum); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "summary.json"), err)
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return sum.Settings, nil
+	return &sum, nil
 }
 
 // reconcile merges the previous routing's settings prev into cfg, the

@@ -21,12 +21,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // ErrAborted is the error of a write that Abort stopped.
@@ -62,7 +64,7 @@ func Abort() int {
 // a regular file (or a new one), through the file for a device, a FIFO or
 // a link to an open file (see the package comment).
 func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
-	return WriteAll(File{path, perm, write})
+	return WriteAll(File{Path: path, Perm: perm, Write: write})
 }
 
 // File is one file for WriteAll.
@@ -70,6 +72,16 @@ type File struct {
 	Path  string
 	Perm  os.FileMode
 	Write func(io.Writer) error
+	// Same, when set, names a regular file that holds, byte for byte,
+	// what Write writes. When it is the file at Path, that file is left
+	// as it is; otherwise Path becomes a hard link to it, renamed into
+	// place with the set (nothing written or synced). Write writes the
+	// file as usual where no link is to be made: Same has another mode
+	// than Path would get, has other names, or the file system makes no
+	// link. Name in Same only a file that the same set replaces (or the
+	// file at Path itself), so that no two names share a file once the
+	// set is in place.
+	Same string
 }
 
 // WriteAll writes files as a set: the regular ones go to temporary files,
@@ -121,8 +133,57 @@ func stage(f File, made *[]string) (staged, error) {
 	if fi, err := os.Stat(target); err == nil {
 		perm = fi.Mode().Perm() // a file replaced keeps its mode, as with a shell's >
 	}
+	if f.Same != "" {
+		if tmp, ok := linkSame(f.Same, target, perm); ok {
+			return staged{tmp, target, f.Path}, nil
+		}
+	}
 	tmp, err := writeTemporary(target, perm, f.Write)
 	return staged{tmp, target, f.Path}, err
+}
+
+// linkSame stages target as a hard link to same (File.Same), a regular
+// file of mode perm with no other name: it returns the temporary link,
+// or "" when target is that file already. It reports false when no link
+// is to be made.
+func linkSame(same, target string, perm os.FileMode) (string, bool) {
+	fi, err := os.Lstat(same)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != perm {
+		return "", false
+	}
+	if at, err := os.Stat(target); err == nil && os.SameFile(fi, at) {
+		return "", true // it stays as it is
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink != 1 {
+		return "", false
+	}
+	tmp, err := link(same, target)
+	return tmp, err == nil
+}
+
+// link makes and registers a temporary hard link to same next to target,
+// unless aborted.
+func link(same, target string) (string, error) {
+	pending.Lock()
+	defer pending.Unlock()
+	if pending.aborted.Load() {
+		return "", ErrAborted
+	}
+	for {
+		tmp := filepath.Join(filepath.Dir(target), fmt.Sprintf(".%s.tmp-%d", filepath.Base(target), rand.Uint32()))
+		err := os.Link(same, tmp)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if pending.files == nil {
+			pending.files = map[string]bool{}
+		}
+		pending.files[tmp] = true
+		return tmp, nil
+	}
 }
 
 // maxLinks bounds the symbolic links followed, as the kernel does (ELOOP).

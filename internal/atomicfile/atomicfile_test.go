@@ -61,7 +61,7 @@ func TestASetIsReplacedWholeOrNotAtAll(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			files = append(files, File{path, 0o644, func(w io.Writer) error { _, err := fmt.Fprintf(w, "new %d\n", i); return err }})
+			files = append(files, File{Path: path, Perm: 0o644, Write: func(w io.Writer) error { _, err := fmt.Fprintf(w, "new %d\n", i); return err }})
 		}
 		renames := 0
 		rename = func(from, to string) error {

@@ -270,7 +270,7 @@ func TestWriteAllIsAllOrNothing(t *testing.T) {
 		{"error in the last", func(io.Writer) error { return boom }, boom},
 		{"abort in the second", func(w io.Writer) error { Abort(); _, err := io.WriteString(w, "more"); return err }, ErrAborted},
 	} {
-		files := []File{{paths[0], 0o644, writeString("new a")}, {paths[1], 0o644, writeString("new b")}, {paths[2], 0o644, c.fail}}
+		files := []File{{Path: paths[0], Perm: 0o644, Write: writeString("new a")}, {Path: paths[1], Perm: 0o644, Write: writeString("new b")}, {Path: paths[2], Perm: 0o644, Write: c.fail}}
 		if c.name == "abort in the second" {
 			files[1].Write = c.fail
 		}
@@ -298,7 +298,7 @@ func TestWriteAllRemovesTheDirectoriesItMadeOnFailure(t *testing.T) {
 		func(io.Writer) error { return boom },
 		func(io.Writer) error { Abort(); return ErrAborted },
 	} {
-		err := WriteAll(File{filepath.Join(out, "a"), 0o644, writeString("a")}, File{filepath.Join(out, "sub", "b"), 0o644, fail})
+		err := WriteAll(File{Path: filepath.Join(out, "a"), Perm: 0o644, Write: writeString("a")}, File{Path: filepath.Join(out, "sub", "b"), Perm: 0o644, Write: fail})
 		if err == nil {
 			t.Fatal("the failing write succeeded")
 		}
@@ -307,7 +307,7 @@ func TestWriteAllRemovesTheDirectoriesItMadeOnFailure(t *testing.T) {
 		}
 	}
 	pending.aborted.Store(false)
-	if err := WriteAll(File{filepath.Join(out, "sub", "b"), 0o644, writeString("b")}); err != nil {
+	if err := WriteAll(File{Path: filepath.Join(out, "sub", "b"), Perm: 0o644, Write: writeString("b")}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "sub", "b")); string(b) != "b" || len(pending.dirs) != 0 {
