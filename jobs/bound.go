@@ -11,16 +11,17 @@ import "slimroute/fabric"
 //     channels: every flow crosses at least that many.
 //
 // The bound holds for paths of any length, so it may lie below what
-// paths of the routing's lengths allow.
-func bound(f *fabric.Fabric, j Job, ports []fabric.PortRef) float64 {
-	sw := make([]fabric.NodeID, len(ports))
+// paths of the routing's lengths allow. v is the fabric's switch view.
+func bound(f *fabric.Fabric, v *fabric.SwitchView, j Job, ports []fabric.PortRef) float64 {
+	sw := make([]int, len(ports)) // switch index of each rank
 	for r, p := range ports {
 		peer, _ := f.Peer(p)
-		sw[r] = peer.Node
+		sw[r] = v.Index[peer.Node]
 	}
-	out, in := map[fabric.NodeID]float64{}, map[fabric.NodeID]float64{}
+	out, in := map[int]float64{}, map[int]float64{}
 	volume := 0.0
-	dist := map[fabric.NodeID][]int{}
+	dist := map[int][]int{}
+	queue := make([]int, v.NumSwitches())
 	for _, fl := range j.Flows() {
 		a, b := sw[fl.From], sw[fl.To]
 		if a == b {
@@ -29,55 +30,31 @@ func bound(f *fabric.Fabric, j Job, ports []fabric.PortRef) float64 {
 		out[a] += fl.Weight
 		in[b] += fl.Weight
 		if dist[a] == nil {
-			dist[a] = hops(f, a)
+			dist[a] = make([]int, v.NumSwitches())
+			v.Distances(a, dist[a], queue)
 		}
 		if d := dist[a][b]; d > 0 {
 			volume += float64(fl.Weight * float64(d)) // not fused: the same bits on every build
 		}
 	}
 	best := 0.0
-	if n := channels(f); n > 0 {
+	if n := channels(v); n > 0 {
 		best = volume / float64(n)
 	}
-	for s, v := range out {
-		best = max(best, v/float64(degree(f, s)))
+	for s, x := range out {
+		best = max(best, x/float64(max(v.Degree(s), 1)))
 	}
-	for s, v := range in {
-		best = max(best, v/float64(degree(f, s)))
+	for s, x := range in {
+		best = max(best, x/float64(max(v.Degree(s), 1)))
 	}
 	return best
 }
 
-// degree counts switch s's cables to other switches.
-func degree(f *fabric.Fabric, s fabric.NodeID) int {
+// channels counts the directed switch-to-switch channels of view v.
+func channels(v *fabric.SwitchView) int {
 	n := 0
-	for p := 1; p <= f.Ports(s); p++ {
-		if peer, ok := f.Peer(fabric.PortRef{Node: s, Port: p}); ok && f.Kind(peer.Node) == fabric.Switch {
-			n++
-		}
+	for s := range v.Adj {
+		n += v.Degree(s)
 	}
-	return max(n, 1)
-}
-
-// hops returns the switch-to-switch distance from s to every node (−1:
-// unreachable; HCAs are not passed through).
-func hops(f *fabric.Fabric, s fabric.NodeID) []int {
-	d := make([]int, f.NumNodes())
-	for i := range d {
-		d[i] = -1
-	}
-	d[s] = 0
-	queue := []fabric.NodeID{s}
-	for len(queue) > 0 {
-		u := queue[0]
-		queue = queue[1:]
-		for p := 1; p <= f.Ports(u); p++ {
-			v, ok := f.Peer(fabric.PortRef{Node: u, Port: p})
-			if ok && f.Kind(v.Node) == fabric.Switch && d[v.Node] < 0 {
-				d[v.Node] = d[u] + 1
-				queue = append(queue, v.Node)
-			}
-		}
-	}
-	return d
+	return n
 }

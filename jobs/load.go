@@ -71,7 +71,8 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Channels: channels(tab.Fabric()), f: tab.Fabric()}
+	v := tab.Fabric().SwitchView()
+	rep := &Report{Channels: channels(v), f: tab.Fabric()}
 	per := make([]loads, len(js))
 	mine := make([]map[[2]fabric.NodeID]*commodity, len(js))
 	total := loads{}
@@ -79,7 +80,7 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 	for i, j := range js {
 		per[i], mine[i] = loads{}, map[[2]fabric.NodeID]*commodity{}
 		for _, fl := range j.Flows() {
-			lost, hops := walk(tab, ports[i][fl.From], ports[i][fl.To], fl.Weight, per[i])
+			lost, hops := walk(tab, v.NumSwitches(), ports[i][fl.From], ports[i][fl.To], fl.Weight, per[i])
 			rep.Lost += lost
 			for _, m := range []map[[2]fabric.NodeID]*commodity{mine[i], all} {
 				addFlow(tab.Fabric(), m, ports[i][fl.From], ports[i][fl.To], fl.Weight, hops)
@@ -90,7 +91,7 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 		}
 	}
 	for i := range js {
-		r := report(tab, js, i, per, ports[i])
+		r := report(tab, v, js, i, per, ports[i])
 		r.Together, r.Factor = together(per[i], total)
 		r.LPBound, _, r.LPNote = lpBound(tab.Fabric(), commodities(mine[i]))
 		if r.LPNote == "" {
@@ -141,9 +142,9 @@ func together(mine, total loads) (busiest, factor float64) {
 }
 
 // report gathers job i's figures.
-func report(tab *lft.Tables, js []Job, i int, per []loads, ports []fabric.PortRef) JobReport {
+func report(tab *lft.Tables, v *fabric.SwitchView, js []Job, i int, per []loads, ports []fabric.PortRef) JobReport {
 	j := js[i]
-	r := JobReport{ID: j.ID, Hosts: len(j.Hosts), Pattern: j.Pattern, Bound: bound(tab.Fabric(), j, ports)}
+	r := JobReport{ID: j.ID, Hosts: len(j.Hosts), Pattern: j.Pattern, Bound: bound(tab.Fabric(), v, j, ports)}
 	for _, v := range per[i] {
 		r.Alone = max(r.Alone, v)
 	}
@@ -178,8 +179,9 @@ func compatibility(a, b Job) string {
 // walk follows the route from HCA port src to every LID of HCA port dst
 // and adds w, split over the LIDs, to the channels it crosses; it returns
 // the traffic toward LIDs the tables do not deliver and the most
-// switch-to-switch hops a delivered route takes.
-func walk(tab *lft.Tables, src, dst fabric.PortRef, w float64, into loads) (lost float64, most int) {
+// switch-to-switch hops a delivered route takes (a route is given up
+// after as many hops as there are switches: a loop).
+func walk(tab *lft.Tables, switches int, src, dst fabric.PortRef, w float64, into loads) (lost float64, most int) {
 	f := tab.Fabric()
 	pl, ok := tab.LIDs().Of(dst)
 	first, ok2 := f.Peer(src)
@@ -190,7 +192,7 @@ func walk(tab *lft.Tables, src, dst fabric.PortRef, w float64, into loads) (lost
 	for k := 0; k < n; k++ {
 		lid := pl.Base + lft.LID(k)
 		sw, delivered, hops := first.Node, false, 0
-		for ; hops <= len(tab.Switches()) && !delivered; hops++ {
+		for ; hops <= switches && !delivered; hops++ {
 			out := tab.Port(sw, lid)
 			next, cabled := f.Peer(fabric.PortRef{Node: sw, Port: int(out)})
 			if out == lft.Drop || !cabled {
@@ -210,17 +212,6 @@ func walk(tab *lft.Tables, src, dst fabric.PortRef, w float64, into loads) (lost
 		}
 	}
 	return lost, most
-}
-
-// channels counts the directed switch-to-switch channels of f.
-func channels(f *fabric.Fabric) int {
-	n := 0
-	for _, l := range f.Links() {
-		if f.Kind(l.A.Node) == fabric.Switch && f.Kind(l.B.Node) == fabric.Switch {
-			n += 2
-		}
-	}
-	return n
 }
 
 // resolve finds every job's hosts among the fabric's HCAs: the HCA whose
