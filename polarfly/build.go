@@ -166,10 +166,8 @@ func Build(p Params) (*fabric.Fabric, error) {
 	}
 	nbrs := make([][]int, n) // neighbour indices in port order
 	for i, pt := range d.Points {
-		for _, o := range d.line(pt) {
-			if o != pt {
-				nbrs[i] = append(nbrs[i], d.Index(o))
-			}
+		for _, o := range d.Neighbors(pt) {
+			nbrs[i] = append(nbrs[i], d.Index(o))
 		}
 		sort.Slice(nbrs[i], func(a, b int) bool { return before(rack, nbrs[i][a], nbrs[i][b]) })
 	}

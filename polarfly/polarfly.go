@@ -14,6 +14,7 @@ package polarfly
 
 import (
 	"fmt"
+	"sort"
 
 	"slimroute/internal/gf"
 )
@@ -79,14 +80,15 @@ func (d *Design) Quadric(p Point) bool { return d.Dot(p, p) == 0 }
 func (d *Design) Index(p Point) int { return d.index[p] }
 
 // Neighbors returns the points orthogonal to p other than p, in Points
-// order: the points of the line p⊥, found by walking it.
+// order: the points of the line p⊥.
 func (d *Design) Neighbors(p Point) []Point {
 	var out []Point
-	for _, o := range d.Points {
-		if o != p && d.Dot(p, o) == 0 {
+	for _, o := range d.line(p) {
+		if o != p {
 			out = append(out, o)
 		}
 	}
+	sort.Slice(out, func(a, b int) bool { return d.index[out[a]] < d.index[out[b]] })
 	return out
 }
 
