@@ -178,7 +178,7 @@ func TestLayersComeWithinReachOfTheCeiling(t *testing.T) {
 	for _, c := range []struct {
 		q    int
 		seed uint64
-	}{{5, 1}, {7, 1}, {7, 2}, {8, 1}, {9, 1}, {11, 1}, {13, 1}} {
+	}{{4, 1}, {5, 1}, {7, 1}, {7, 2}, {8, 1}, {9, 1}, {11, 1}, {13, 1}, {16, 1}} {
 		if testing.Short() && c.q > 7 {
 			continue
 		}

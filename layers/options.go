@@ -81,7 +81,8 @@ type Options struct {
 	// a switch's traffic best; fewer route faster, the search running once
 	// per group. -1 means one per endpoint. Zero chooses by size: one per
 	// endpoint while (endpoints × switches) ≤ SearchBudget (2^19), else the most
-	// of 8, 4, 2, 1 per switch that keeps (groups × switches) within it.
+	// of 8, 4, 2, 1 per switch that keeps (groups × switches) within it, and
+	// at least orbitTrees on a Slim Fly of up to orbitTreesSwitches switches.
 	Trees int
 	// Workers is how many goroutines may route at once (the caller's
 	// choice, e.g. runtime.GOMAXPROCS(0)); 0 or 1 routes on one. The
@@ -132,8 +133,25 @@ type Options struct {
 // times switches of a layer, which the search time follows: 2^19 is about
 // half a second per layer ≥ 1 on two cores. Slim Fly q ≤ 7 and small Clos
 // fabrics get one tree per endpoint; q = 11: 8 per switch, q = 13: 4,
-// q = 17 and 19 (722 switches, 10830 endpoints): 1.
+// q = 16: 4 (orbitTrees), q = 17 and 19 (722 switches, 10830 endpoints): 1.
 const SearchBudget = 1 << 19
+
+// orbitTrees is the least number of trees per destination switch that
+// Options.Trees = 0 gives a fabric searched one orbit at a time
+// (symmetry.go) of at most orbitTreesSwitches switches: a tree per entry
+// colour of four layers, so that layers ≥ 1 are balanced and regrown
+// (Options.Unbalanced). The search runs on one destination switch per
+// orbit, so it costs a fraction of what SearchBudget counts: on Slim Fly
+// q = 16 (512 switches, 17 orbits), which SearchBudget gives 2 trees,
+// 4 trees take the layers from 0.3–0.4 to 1.1–1.2 s and its busiest
+// channels of layers ≥ 1 from 1.95–2.10 to 1.28 × their layer's mean
+// (docs/performance.md). On q = 19 (722
+// switches) regrowing 4 trees alone took 5 s, so larger fabrics keep
+// SearchBudget's count.
+const (
+	orbitTrees         = 4
+	orbitTreesSwitches = 512
+)
 
 // treesFor resolves Options.Trees = 0 for a fabric.
 func treesFor(trees int, g *graph) int {
@@ -144,12 +162,16 @@ func treesFor(trees int, g *graph) int {
 	if g.nEP*S <= SearchBudget {
 		return -1
 	}
+	least := 1
+	if g.sym != nil && S <= orbitTreesSwitches {
+		least = orbitTrees
+	}
 	for _, t := range []int{8, 4, 2} {
 		groups := 0
 		for s := 0; s < S; s++ {
 			groups += min(g.hosts[s], t)
 		}
-		if groups*S <= SearchBudget {
+		if groups*S <= SearchBudget || t == least {
 			return t
 		}
 	}
