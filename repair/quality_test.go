@@ -105,7 +105,7 @@ func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
 				fails++
 			}
 		}
-		cur, changed, back := base.Tables, [2]int{}, [2]int{}
+		cur, changed, back, sls := base.Tables, [2]int{}, [2]int{}, 0
 		var took time.Duration
 		for i, step := range steps {
 			got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: 4, Base: base.Tables, Clock: time.Now})
@@ -117,6 +117,7 @@ func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
 				back[0], back[1] = back[0]+st.Changed, back[1]+1
 			} else {
 				changed[0], changed[1] = changed[0]+st.Changed, changed[1]+1
+				sls += st.PathSLs
 			}
 			if i == 0 || i == fails/2 || i == fails-3 || i == fails-1 {
 				ar, p := gap(t, got)
@@ -135,7 +136,7 @@ func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
 			}
 			cur = got
 		}
-		t.Logf("%s: %d failure steps, %d entries changed per step; %d plug-back steps, %d per step; %.1f ms per repair",
-			cf.name, changed[1], changed[0]/changed[1], back[1], back[0]/back[1], float64(took.Microseconds())/1000/float64(len(steps)))
+		t.Logf("%s: %d failure steps, %d entries and %d path SLs changed per step; %d plug-back steps, %d entries per step; %.1f ms per repair",
+			cf.name, changed[1], changed[0]/changed[1], sls/changed[1], back[1], back[0]/back[1], float64(took.Microseconds())/1000/float64(len(steps)))
 	}
 }
