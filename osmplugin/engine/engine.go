@@ -27,8 +27,16 @@ type State struct {
 	// base is the routing the repairs since the last full computation
 	// started from (of the whole fabric as far as known): a repair returns
 	// routes to it as cables and switches come back
-	base  *lft.Tables
-	nodes map[fabric.GUID]fabric.NodeID
+	base *lft.Tables
+	// origin is the full computation of the largest fabric seen: kept
+	// while the fabric has nothing it lacks, however much is gone, so
+	// that a sweep whose full recompute does not fit can still repair the
+	// last routing with routes returning to it (keepLast)
+	origin *lft.Tables
+	nodes  map[fabric.GUID]fabric.NodeID
+	// dark are the switches of the subnet the routing leaves out
+	// (keepLast): their tables drop every packet
+	dark map[fabric.GUID]bool
 	// settings is the settings file's text this state was routed with:
 	// a sweep that finds it changed recomputes in full (see Compute)
 	settings []byte
@@ -90,7 +98,13 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	}
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
-		return nil, inSettingsTerms(fmt.Errorf("%s%w", why, err))
+		err = inSettingsTerms(fmt.Errorf("%s%w", why, err))
+		if last != nil && (cfg.Repair == nil || *cfg.Repair) && bytes.Equal(last.settings, settings) {
+			if st, ok := keepLast(last, f, cfg, err); ok {
+				return st.indexed(), nil
+			}
+		}
+		return nil, err
 	}
 	sent := ""
 	if last != nil {
@@ -98,11 +112,14 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		blocks, sl2vl := lft.Sent(last.tables, res.Tables)
 		sent = fmt.Sprintf("; to send: %d LFT blocks, %d SL2VL tables", blocks, sl2vl)
 	}
-	st := &State{tables: res.Tables, base: res.Tables, settings: settings, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
+	st := &State{tables: res.Tables, base: res.Tables, origin: res.Tables, settings: settings, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
 	if last != nil && last.base != nil && bytes.Equal(last.settings, settings) && smallChange(last.base.Fabric(), f) == "" {
 		// a full recompute of a fabric with some of the base's cables or
 		// switches gone: routes still return to the base as they come back
 		st.base = last.base
+	}
+	if last != nil && last.origin != nil && bytes.Equal(last.settings, settings) && added(last.origin.Fabric(), f) == "" {
+		st.origin = last.origin
 	}
 	return st.indexed(), nil
 }
@@ -168,11 +185,13 @@ func Summary(res *pipeline.Result) string {
 		res.Routing.NumSwitches(), len(res.LIDs.Ports()), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
 }
 
-// LFT returns the table of the switch with node GUID guid.
+// LFT returns the table of the switch with node GUID guid: empty for a
+// switch the routing leaves out (keepLast), false for one it does not
+// know.
 func (st *State) LFT(guid fabric.GUID) ([]uint8, bool) {
 	id, ok := st.nodes[guid]
 	if !ok {
-		return nil, false
+		return []uint8{}, st.dark[guid]
 	}
 	tab := st.tables.LFT(id)
 	return tab, tab != nil

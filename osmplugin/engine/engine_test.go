@@ -355,27 +355,40 @@ func TestPluginRepairsAChainOfFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for seed := uint64(1); seed <= 2; seed++ {
-		steps, err := failures.Chain(f, 0.03, 1, seed)
+	sweepChains(t, f, cfg, first, 0.03, 1, 2, func(where string, _ failures.Step, st *State) {
+		if !strings.Contains(st.Summary(), "repaired the last routing") {
+			t.Fatalf("%s: not a repair: %s", where, st.Summary())
+		}
+	})
+}
+
+// sweepChains gives the plugin, from its first sweep's state, the seeded
+// chains of failures of f (share of the cables, then switches switches,
+// then everything back, seeds 1 to seeds), a sweep per step: every sweep
+// must route, pass the verifier and check, and every chain must end on
+// the first sweep's tables.
+func sweepChains(t *testing.T, f *fabric.Fabric, cfg string, first *State, share float64, switches int, seeds uint64, check func(where string, step failures.Step, st *State)) {
+	t.Helper()
+	for seed := uint64(1); seed <= seeds; seed++ {
+		steps, err := failures.Chain(f, share, switches, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
 		last := first
 		for i, step := range steps {
+			where := fmt.Sprintf("seed %d step %d (%s)", seed, i+1, step.Change)
 			var b bytes.Buffer
 			if err := fabric.WriteJSON(&b, step.Fabric); err != nil {
 				t.Fatal(err)
 			}
 			st, err := Compute(b.Bytes(), cfg, 2, last)
 			if err != nil {
-				t.Fatalf("seed %d step %d (%s): %v", seed, i+1, step.Change, err)
-			}
-			if !strings.Contains(st.Summary(), "repaired the last routing") {
-				t.Fatalf("seed %d step %d (%s): not a repair: %s", seed, i+1, step.Change, st.Summary())
+				t.Fatalf("%s: %v", where, err)
 			}
 			if rep, err := verify.Check(st.tables, 2); err != nil || !rep.Acyclic() {
-				t.Fatalf("seed %d step %d (%s): the verifier refuses: %v", seed, i+1, step.Change, err)
+				t.Fatalf("%s: the verifier refuses: %v", where, err)
 			}
+			check(where, step, st)
 			last = st
 		}
 		for _, id := range f.IDsOf(fabric.Switch) {
@@ -386,4 +399,57 @@ func TestPluginRepairsAChainOfFailures(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPluginKeepsRoutingPastTheRepairBudget: seeded chains on Slim Fly
+// q = 5 with vls = 4 that go past what a repair covers (8 % of the cables
+// and two switches gone, beyond maxGoneShare), then everything back in a
+// random order: where a full recompute does not fit 4 VLs, every sweep
+// still hands OpenSM a routing — the last one repaired — that the
+// verifier accepts on the fabric of that sweep, and the chain ends on the
+// first sweep's tables.
+func TestPluginKeepsRoutingPastTheRepairBudget(t *testing.T) {
+	f, js := slimFlySubnet(t, 5, 2)
+	cfg := settings(t, "vls = 4\n")
+	first, err := Compute(js, cfg, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, dark := 0, 0
+	sweepChains(t, f, cfg, first, 0.08, 2, 3, func(where string, step failures.Step, st *State) {
+		if strings.Contains(st.Summary(), "kept the last routing") {
+			kept++
+		}
+		if len(st.dark) > 0 {
+			dark++
+		}
+		if p, ok := unrouted(st, step.Fabric); ok {
+			t.Fatalf("%s: %s is cabled to a switch the routing serves but has no LID in it", where, step.Fabric.PortString(p))
+		}
+		for _, id := range step.Fabric.IDsOf(fabric.Switch) {
+			if _, ok := st.LFT(step.Fabric.GUID(id)); !ok {
+				t.Fatalf("%s: no table for %s", where, step.Fabric.Name(id))
+			}
+		}
+	})
+	t.Logf("%d sweeps kept the last routing where a full recompute did not fit, %d of them leaving switches out", kept, dark)
+}
+
+// unrouted returns a port of an HCA of g cabled to a switch st routes
+// (not one it leaves out) that st's tables hold no LID of.
+func unrouted(st *State, g *fabric.Fabric) (fabric.PortRef, bool) {
+	has := map[fabric.GUID]bool{}
+	for _, pl := range st.tables.LIDs().Ports() {
+		has[st.tables.Fabric().GUID(pl.Port.Node)] = true
+	}
+	for _, l := range g.Links() {
+		a, b := l.A, l.B
+		if g.Node(a.Node).Kind == fabric.Switch {
+			a, b = b, a
+		}
+		if g.Node(a.Node).Kind != fabric.Switch && !st.dark[g.GUID(b.Node)] && !has[g.GUID(a.Node)] {
+			return a, true
+		}
+	}
+	return fabric.PortRef{}, false
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"slimroute/fabric"
 	"slimroute/lft"
@@ -32,6 +33,73 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	if why := smallChange(base.Fabric(), f); why != "" {
 		return nil, fmt.Sprintf("the subnet changed more than a repair covers (%s); recomputing in full", why), false
 	}
+	return repairFrom(last, f, cfg, base)
+}
+
+// keepLast is the way out when the full recompute of fabric f failed with
+// err (no VL scheme fits the VLs in force, say) after cables or switches
+// went or came back: the last routing repaired for f, however far f has
+// drifted from its base, with routes returning to the origin's (the full
+// computation of the largest fabric) as they come back — a routing that
+// was running beats none. Where the switches that came back get no
+// routes under the VLs in force, it leaves them and their HCAs out
+// (dark: their tables drop everything) and repairs for the rest. It
+// reports false when that repair fails too.
+func keepLast(last *State, f *fabric.Fabric, cfg pipeline.Config, err error) (*State, bool) {
+	base := last.origin
+	if base == nil || added(base.Fabric(), f) != "" {
+		base = last.base
+	}
+	if st, text, ok := repairFrom(last, f, cfg, base); ok {
+		st.base = last.base
+		st.summary = fmt.Sprintf("slimroute: kept the last routing, since %v; %s", err, text)
+		return st, true
+	}
+	g, dark, names := withoutNew(last.tables.Fabric(), f)
+	if len(dark) == 0 {
+		return nil, false
+	}
+	st, text, ok := repairFrom(last, g, cfg, base)
+	if !ok {
+		return nil, false
+	}
+	st.base, st.dark = last.base, dark
+	st.summary = fmt.Sprintf("slimroute: kept the last routing, since %v; switches back in left out of the routing (their tables drop every packet, their HCAs unreachable) until a full recompute fits: %s; %s", err, strings.Join(names, ", "), text)
+	return st, true
+}
+
+// withoutNew returns f without the switches old lacks and the HCAs cabled
+// to them, those switches' GUIDs and their names.
+func withoutNew(old, f *fabric.Fabric) (*fabric.Fabric, map[fabric.GUID]bool, []string) {
+	dark := map[fabric.GUID]bool{}
+	var drop []fabric.NodeID
+	var names []string
+	for _, id := range f.IDsOf(fabric.Switch) {
+		if _, ok := old.NodeByGUID(f.GUID(id)); ok {
+			continue
+		}
+		dark[f.GUID(id)] = true
+		names = append(names, f.Name(id))
+		drop = append(drop, id)
+		for p := 1; p <= f.Node(id).Ports; p++ {
+			if peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p}); ok && f.Node(peer.Node).Kind != fabric.Switch {
+				drop = append(drop, peer.Node)
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return f, nil, nil
+	}
+	g, err := f.Without(drop, nil)
+	if err != nil {
+		return f, nil, nil
+	}
+	return g, dark, names
+}
+
+// repairFrom repairs the last routing for fabric f with routes returning
+// to base's, checks the LIDs and verifies the result (repairLast).
+func repairFrom(last *State, f *fabric.Fabric, cfg pipeline.Config, base *lft.Tables) (*State, string, bool) {
 	tab, st, err := repair.Repair(last.tables, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Base: base})
 	if err != nil {
 		return nil, fmt.Sprintf("cannot repair the last routing (%v); recomputing in full", err), false
@@ -51,17 +119,15 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	blocks, sl2vl := lft.Sent(last.tables, tab)
 	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d path SLs changed, %d routes on spare SLs %v%s; to send: %d LFT blocks, %d SL2VL tables; verifier: no loops, acyclic CDG over %d paths on %d VLs",
 		st.LIDs, st.Changed, st.Crossed, st.Restored, st.PathSLs, st.Escaped, st.Spares, map[bool]string{true: ", the four-hop rule turned on", false: ""}[st.FourHops], blocks, sl2vl, rep.Walks, rep.VLs)
-	return &State{tables: tab, base: base, settings: last.settings, summary: text, vls: last.vls}, text, true
+	return &State{tables: tab, base: base, origin: last.origin, settings: last.settings, summary: text, vls: last.vls}, text, true
 }
 
 // smallChange says why fabric g is not old with a few cables or switches
 // removed ("" if it is): a node or cable old lacks was added, or too many
 // are gone.
 func smallChange(old, g *fabric.Fabric) string {
-	for _, id := range g.IDsOf(fabric.Switch) {
-		if _, ok := old.NodeByGUID(g.Node(id).GUID); !ok {
-			return "a switch was added"
-		}
+	if why := added(old, g); why != "" {
+		return why
 	}
 	goneSwitches := len(old.IDsOf(fabric.Switch)) - len(g.IDsOf(fabric.Switch))
 	inter, gone := 0, 0
@@ -76,13 +142,24 @@ func smallChange(old, g *fabric.Fabric) string {
 			gone++ // a gone switch's cables count with the switch
 		}
 	}
+	if goneSwitches > maxGoneSwitches || float64(gone) > max(1, maxGoneShare*float64(inter)) {
+		return fmt.Sprintf("%d cables and %d switches are gone", gone, goneSwitches)
+	}
+	return ""
+}
+
+// added says what fabric g has that old lacks ("" if nothing): a switch
+// or a cable.
+func added(old, g *fabric.Fabric) string {
+	for _, id := range g.IDsOf(fabric.Switch) {
+		if _, ok := old.NodeByGUID(g.Node(id).GUID); !ok {
+			return "a switch was added"
+		}
+	}
 	for _, l := range g.Links() {
 		if !linked(g, old, l.A, l.B) {
 			return "a cable was added"
 		}
-	}
-	if goneSwitches > maxGoneSwitches || float64(gone) > max(1, maxGoneShare*float64(inter)) {
-		return fmt.Sprintf("%d cables and %d switches are gone", gone, goneSwitches)
 	}
 	return ""
 }
