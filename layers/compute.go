@@ -23,10 +23,16 @@ import (
 //	balance   each layer's hot channels, then short pairs (balance.go, mend.go)
 //	unload    hot channels and overlaps of regrown layers (unload.go, unlap.go)
 //	expand    the representatives' trees mapped onto their orbits (symmetry.go)
+//	traffic   the trees the jobs' flows take, for Options.Traffic (traffic.go)
 func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if opts.Traffic != nil {
+		if err := checkTraffic(f, opts.Traffic, opts.Layers); err != nil {
+			return nil, err
+		}
 	}
 	g, err := newGraph(f, opts.AvoidLinks)
 	if err != nil {
@@ -50,10 +56,11 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	r = newRouting(f, g, opts)
 	if opts.MinLen == 0 && routeFatTree(g, r) {
 		lap("fattree")
+		forTraffic(g, r, opts.Traffic, lap)
 		r.Passes = w.Laps()
 		return r, nil
 	}
-	if t := opts.Template; t != nil && t.fits(g, opts) {
+	if t := opts.Template; t != nil && opts.Traffic == nil && t.fits(g, opts) {
 		t.copyTo(r)
 		lap("template")
 		r.Passes = w.Laps()
@@ -74,8 +81,23 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 		}
 		lap("expand")
 	}
+	forTraffic(g, r, opts.Traffic, lap)
 	r.Passes = w.Laps()
 	return r, nil
+}
+
+// forTraffic runs the traffic pass (traffic.go) when there is traffic,
+// and recounts the statistics of the layers it changed.
+func forTraffic(g *graph, r *Routing, t *Traffic, lap func(pass string)) {
+	if t == nil {
+		return
+	}
+	st := routeTraffic(g, r, t)
+	r.Traffic = &st
+	if st.Moves > 0 {
+		recountStats(g, r)
+	}
+	lap("traffic")
 }
 
 // newRouting sets up the routing of g: its bounds, trees per switch,

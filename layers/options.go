@@ -116,6 +116,12 @@ type Options struct {
 	// A fabric that does not fit is routed as without it.
 	Template *Template
 
+	// Traffic, when set, is the traffic of the jobs that run: the routing
+	// is made for it too (traffic.go) — their loads spread and their flows
+	// kept apart where the rules allow — after every other pass. The
+	// Template is then not used.
+	Traffic *Traffic
+
 	// Clock, when set, times the passes (Routing.Passes); the caller
 	// passes time.Now, or a fake clock in tests.
 	Clock func() time.Time

@@ -38,6 +38,9 @@ type Routing struct {
 	share []int
 	// fatTree: routed by the fat-tree construction (see fattree.go)
 	fatTree bool
+	// Traffic says what the traffic pass did (Options.Traffic), nil when
+	// it did not run.
+	Traffic *TrafficStats
 	// Passes lists the passes Compute ran, in order, with their times
 	// (zero without Options.Clock).
 	Passes []laps.Lap

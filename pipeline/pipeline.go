@@ -39,6 +39,13 @@ type Config struct {
 	// Template, when the fabric fits it, gives the layers (layers.Options.
 	// Template).
 	Template *layers.Template `toml:"-"`
+	// Jobs names a job file (docs/formats.md; relative to the settings
+	// file): the OpenSM plugin routes for the jobs' traffic (Traffic).
+	// Run itself ignores it.
+	Jobs string `toml:"jobs"`
+	// Traffic, when set, is the jobs' traffic the layers are made for
+	// (layers.Options.Traffic).
+	Traffic *layers.Traffic `toml:"-"`
 	// Repair, false, makes the OpenSM plugin recompute on every sweep
 	// instead of repairing its last routing after a small change (nil:
 	// repair). Run itself ignores it.
@@ -154,7 +161,7 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 // layersOptions returns the options of the layers stage.
 func (c Config) layersOptions() layers.Options {
 	return layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees,
-		NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock, Template: c.Template}
+		NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock, Template: c.Template, Traffic: c.Traffic}
 }
 
 // Prepare routes the planned Slim Fly f with c's settings ahead of time:
@@ -175,6 +182,6 @@ func Prepare(f *fabric.Fabric, c Config) (*layers.Template, error) {
 // turns it off (the default of the command line too).
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair, plan, memory_limit")
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair, plan, memory_limit, jobs")
 	return c, err
 }

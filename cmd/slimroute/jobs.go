@@ -6,21 +6,52 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/urfave/cli/v2"
+
+	"slimroute/fabric"
 	"slimroute/jobs"
+	"slimroute/layers"
 	"slimroute/lft"
+	"slimroute/pipeline"
 )
+
+// jobsRouted is summary.json's account of route --jobs.
+type jobsRouted struct {
+	File string              `json:"file"`
+	Pass layers.TrafficStats `json:"pass"`
+}
+
+// routeForJobs sets cfg.Traffic from the job file --jobs names (nothing
+// without the flag): the jobs' hosts must be HCAs of f.
+func routeForJobs(c *cli.Context, f *fabric.Fabric, cfg *pipeline.Config) error {
+	file := c.String("jobs")
+	if file == "" {
+		return nil
+	}
+	js, err := readJobs(file)
+	if err != nil {
+		return err
+	}
+	cfg.Traffic, err = jobs.Traffic(f, js, file)
+	return err
+}
+
+// readJobs reads the job file named file ("-": standard input).
+func readJobs(file string) ([]jobs.Job, error) {
+	fh, err := openInput(file)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return jobs.Read(fh, file)
+}
 
 // analyzeJobs measures the jobs of file (none for "") under tab.
 func analyzeJobs(file string, tab *lft.Tables) (*jobs.Report, error) {
 	if file == "" {
 		return nil, nil
 	}
-	fh, err := openInput(file)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	js, err := jobs.Read(fh, file)
+	js, err := readJobs(file)
 	if err != nil {
 		return nil, err
 	}

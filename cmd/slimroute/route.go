@@ -44,7 +44,9 @@ type routeSummary struct {
 	Verify      *verify.Report `json:"verify"`
 	Unreachable []string       `json:"unreachable,omitempty"`
 	Settings    *routeSettings `json:"settings"` // what the run asked for (--previous reads it)
-	Files       []string       `json:"files"`
+	// Jobs says what routing for the jobs of --jobs did
+	Jobs  *jobsRouted `json:"jobs,omitempty"`
+	Files []string    `json:"files"`
 }
 
 func routeCommand() *cli.Command {
@@ -71,6 +73,7 @@ Examples:
 			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
+			&cli.StringFlag{Name: "jobs", Usage: "route for the traffic of the jobs in `FILE` (a job file, docs/formats.md; e.g. squeue -h -o \"%i %N\" > jobs.txt): the trees their flows take are moved so that their loads spread and their flows part, sharing between compatible jobs preferred, layer 0 minimal and every other pair's disjoint paths kept; no job's contention factor rises (slimroute analyze --jobs FILE measures it)"},
 			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left, SL2VL tables naming a VL --vls lacks, a routing flag given that differs from the previous routing's); flags left out take the previous routing's values (its summary.json); DIR missing or a file in it that does not read is an error"},
 		),
 		Action: func(c *cli.Context) error {
@@ -97,7 +100,12 @@ Examples:
 				return err
 			}
 			lap("load_ms")
-			if prev := c.String("previous"); prev != "" {
+			if err := routeForJobs(c, f, &cfg); err != nil {
+				return err
+			}
+			if prev := c.String("previous"); prev != "" && cfg.Traffic != nil {
+				fmt.Fprintf(c.App.Writer, "cannot repair the routing in %s: --jobs routes for the jobs' traffic; recomputing in full\n", prev)
+			} else if prev != "" {
 				if done, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output"), c.Bool("ibdmchk"), timings); done || err != nil {
 					return err
 				}
@@ -124,6 +132,9 @@ Examples:
 			sum, files, err := routeFiles(f, cfg, res, c.Bool("ibdmchk"))
 			if err != nil {
 				return err
+			}
+			if res.Routing.Traffic != nil {
+				sum.Jobs = &jobsRouted{File: c.String("jobs"), Pass: *res.Routing.Traffic}
 			}
 			files = append(files, outputFile{"timings.json", func(w io.Writer) error {
 				lap("write_ms") // written last: the files before it are written, their renames left
@@ -272,6 +283,13 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 			fmt.Fprintf(out, "; %d have no path of %s and keep the shortest", st.Fallback, r.Bounds)
 		}
 		fmt.Fprintln(out)
+	}
+	if t := r.Traffic; t != nil {
+		fmt.Fprintf(out, "jobs (%s): %d flows between switches; %d moves in %d rounds changed %d entries of their destinations' trees", sum.Jobs.File, t.Flows, t.Moves, t.Rounds, t.Entries)
+		if t.Kept > 0 {
+			fmt.Fprintf(out, " (%d trees given back: a job's contention factor rose)", t.Kept)
+		}
+		fmt.Fprintf(out, "; their load cost %.4g → %.4g (slimroute analyze --jobs %s measures each job)\n", t.Before, t.After, sum.Jobs.File)
 	}
 	fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
 	if a.Packing != "" {

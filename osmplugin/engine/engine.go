@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"slimroute/fabric"
+	"slimroute/jobs"
 	"slimroute/lft"
 	"slimroute/pipeline"
 )
@@ -40,6 +42,9 @@ type State struct {
 	// settings is the settings file's text this state was routed with:
 	// a sweep that finds it changed recomputes in full (see Compute)
 	settings []byte
+	// jobs is the job file's text this state was routed for (settings
+	// key jobs): a sweep that finds it changed recomputes in full
+	jobs []byte
 	// summary is the line OpenSM logs: what was computed or repaired,
 	// and why a repair was not used
 	summary string
@@ -81,11 +86,13 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	}
 	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
 	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
-	why := ""
+	jobsText, why := jobsFor(f, &cfg, cfgPath)
 	switch {
 	case last == nil || (cfg.Repair != nil && !*cfg.Repair):
 	case !bytes.Equal(last.settings, settings):
-		why = fmt.Sprintf("the settings file %s changed since the last routing; recomputing in full; ", cfgPath)
+		why += fmt.Sprintf("the settings file %s changed since the last routing; recomputing in full; ", cfgPath)
+	case !bytes.Equal(last.jobs, jobsText):
+		why += fmt.Sprintf("the job file %s changed since the last routing; recomputing in full; ", cfg.Jobs)
 	default:
 		st, text, ok := repairLast(last, f, cfg)
 		if ok {
@@ -112,7 +119,7 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		blocks, sl2vl := lft.Sent(last.tables, res.Tables)
 		sent = fmt.Sprintf("; to send: %d LFT blocks, %d SL2VL tables", blocks, sl2vl)
 	}
-	st := &State{tables: res.Tables, base: res.Tables, origin: res.Tables, settings: settings, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
+	st := &State{tables: res.Tables, base: res.Tables, origin: res.Tables, settings: settings, jobs: jobsText, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
 	if last != nil && last.base != nil && bytes.Equal(last.settings, settings) && smallChange(last.base.Fabric(), f) == "" {
 		// a full recompute of a fabric with some of the base's cables or
 		// switches gone: routes still return to the base as they come back
@@ -122,6 +129,32 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		st.origin = last.origin
 	}
 	return st.indexed(), nil
+}
+
+// jobsFor sets cfg.Traffic from the job file the settings name (jobs =
+// FILE, relative to the settings file cfgPath) for fabric f, and returns
+// the file's text. A job file that cannot be read, or names hosts the
+// subnet lacks, leaves the routing without it: the note says why, for
+// OpenSM's log.
+func jobsFor(f *fabric.Fabric, cfg *pipeline.Config, cfgPath string) (text []byte, note string) {
+	if cfg.Jobs == "" {
+		return nil, ""
+	}
+	file := cfg.Jobs
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(cfgPath), file)
+	}
+	text, err := os.ReadFile(file)
+	if err == nil {
+		var js []jobs.Job
+		if js, err = jobs.Read(bytes.NewReader(text), file); err == nil {
+			cfg.Traffic, err = jobs.Traffic(f, js, file)
+		}
+	}
+	if err != nil {
+		return text, fmt.Sprintf("jobs = %q: %v; routing without the jobs; ", cfg.Jobs, err)
+	}
+	return text, ""
 }
 
 // readSettings reads the plugin's settings file ("" for the defaults) and
@@ -181,8 +214,12 @@ var (
 // Summary is the line OpenSM logs after a full computation.
 func Summary(res *pipeline.Result) string {
 	a := res.Assignment
-	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s), deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
-		res.Routing.NumSwitches(), len(res.LIDs.Ports()), res.Routing.NumLayers(), res.Routing.Bounds, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
+	jobs := ""
+	if t := res.Routing.Traffic; t != nil {
+		jobs = fmt.Sprintf(", routed for the jobs' %d flows (%d moves, %d entries)", t.Flows, t.Moves, t.Entries)
+	}
+	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s)%s, deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
+		res.Routing.NumSwitches(), len(res.LIDs.Ports()), res.Routing.NumLayers(), res.Routing.Bounds, jobs, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
 }
 
 // LFT returns the table of the switch with node GUID guid: empty for a

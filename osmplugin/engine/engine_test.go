@@ -11,6 +11,7 @@ import (
 
 	"slimroute/fabric"
 	"slimroute/internal/failures"
+	"slimroute/jobs"
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/slimfly"
@@ -452,4 +453,69 @@ func unrouted(st *State, g *fabric.Fabric) (fabric.PortRef, bool) {
 		}
 	}
 	return fabric.PortRef{}, false
+}
+
+// TestPluginRoutesForTheJobFile: with jobs = FILE in the settings, the
+// plugin routes for the jobs as the pipeline does with the same traffic
+// (every switch's LFT the same), says so in its log line, recomputes in
+// full when the job file changes (and repairs as before when it does
+// not), and routes without the jobs, saying why, when the file names a
+// host the subnet lacks.
+func TestPluginRoutesForTheJobFile(t *testing.T) {
+	f, js := slimFlySubnet(t, 5, 2)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "slimroute.toml")
+	jobsFile := filepath.Join(dir, "jobs.txt")
+	write := func(p, text string) {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(cfg, "vls = 4\njobs = \"jobs.txt\"\n")
+	var hosts []string
+	for _, h := range f.IDsOf(fabric.HCA) {
+		hosts = append(hosts, f.Name(h))
+	}
+	rand.New(rand.NewPCG(4, 4)).Shuffle(len(hosts), func(a, b int) { hosts[a], hosts[b] = hosts[b], hosts[a] })
+	write(jobsFile, "1 "+strings.Join(hosts[:40], ",")+" ring\n2 "+strings.Join(hosts[40:90], ",")+" tree\n")
+	st, err := Compute(js, cfg, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(st.Summary(), "routed for the jobs'") {
+		t.Fatalf("the log line does not say the plugin routed for the jobs: %s", st.Summary())
+	}
+	text, _ := os.ReadFile(jobsFile)
+	jl, err := jobs.Read(bytes.NewReader(text), jobsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := jobs.Traffic(f, jl, jobsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(f, pipeline.Config{Deadlock: "auto", VLs: 4, LMC: 0, LIDsFromFabric: true, Workers: 2, Traffic: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range f.IDsOf(fabric.Switch) {
+		got, _ := st.LFT(f.GUID(id))
+		if !bytes.Equal(got, res.Tables.LFT(id)) {
+			t.Fatalf("%s: the plugin's LFT differs from the pipeline's for the same jobs", f.Name(id))
+		}
+	}
+	again, err := Compute(js, cfg, 2, st)
+	if err != nil || !strings.Contains(again.Summary(), "repaired the last routing") {
+		t.Fatalf("an unchanged job file: %v %s", err, again.Summary())
+	}
+	write(jobsFile, "1 "+strings.Join(hosts[:60], ",")+" ring\n")
+	changed, err := Compute(js, cfg, 2, again)
+	if err != nil || !strings.Contains(changed.Summary(), "the job file jobs.txt changed since the last routing; recomputing in full") {
+		t.Fatalf("a changed job file: %v %s", err, changed.Summary())
+	}
+	write(jobsFile, "1 nosuchhost[01-02] ring\n")
+	bad, err := Compute(js, cfg, 2, changed)
+	if err != nil || !strings.Contains(bad.Summary(), "routing without the jobs") || !strings.Contains(bad.Summary(), "nosuchhost01") {
+		t.Fatalf("a job file naming unknown hosts: %v %s", err, bad.Summary())
+	}
 }

@@ -119,7 +119,7 @@ func repairFrom(last *State, f *fabric.Fabric, cfg pipeline.Config, base *lft.Ta
 	blocks, sl2vl := lft.Sent(last.tables, tab)
 	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d path SLs changed, %d routes on spare SLs %v%s; to send: %d LFT blocks, %d SL2VL tables; verifier: no loops, acyclic CDG over %d paths on %d VLs",
 		st.LIDs, st.Changed, st.Crossed, st.Restored, st.PathSLs, st.Escaped, st.Spares, map[bool]string{true: ", the four-hop rule turned on", false: ""}[st.FourHops], blocks, sl2vl, rep.Walks, rep.VLs)
-	return &State{tables: tab, base: base, origin: last.origin, settings: last.settings, summary: text, vls: last.vls}, text, true
+	return &State{tables: tab, base: base, origin: last.origin, settings: last.settings, jobs: last.jobs, summary: text, vls: last.vls}, text, true
 }
 
 // smallChange says why fabric g is not old with a few cables or switches

@@ -1,0 +1,156 @@
+package layers
+
+import (
+	"fmt"
+
+	"slimroute/fabric"
+)
+
+// Routing for the traffic of the jobs that run (Options.Traffic).
+//
+// The layers carry every pair alike; the jobs on a fabric send along a
+// few of them, and two jobs whose flows meet on a channel slow each
+// other down. The pass moves next hops of the trees their flows take so
+// that their loads spread and their flows part, keeping every rule the
+// routing had: each layer a loop-free tree per destination, layer 0
+// minimal, the lengths of layers ≥ 1 within their bounds (minimal on a
+// fat tree, so that routes stay up/down), and no pair (source switch,
+// destination endpoint) losing disjoint paths.
+//
+// A move gives switch x of the tree of destination d in layer k another
+// neighbour y as next hop, where y's route does not come back through x.
+// The routes of every switch behind x change with it. Its cost is what
+// it adds to
+//
+//	Σ over channels c of Σ over jobs i, j of κ(i, j) · l_i(c) · l_j(c)
+//
+// where l_i(c) is job i's traffic over c and κ is 2 for i = j, 4 for two
+// jobs that cannot interleave their phases (or whose phases are not
+// known) and 3 for two that can: the total load is evened out, and a
+// channel two jobs share costs more than one job's own, more so when
+// they are incompatible. Rounds go over the trees in a fixed order, each
+// switch taking its best move that lowers the cost, until a round moves
+// nothing or trafficRounds have run: the same tables on any number of
+// cores. Cost per round: O(trees × S × deg × (subtree × L + J²)).
+
+// Traffic is the traffic Compute routes for (Options.Traffic).
+type Traffic struct {
+	// Flows are the flows of the jobs: from an HCA port to another, per
+	// iteration, in the caller's integer units (split evenly over the
+	// layers, as the destination's LIDs are).
+	Flows []Flow
+	// Jobs is how many jobs there are (Flow.Job < Jobs).
+	Jobs int
+	// Compatible tells whether jobs a and b can interleave their
+	// communication phases; nil: none can.
+	Compatible func(a, b int) bool
+}
+
+// Flow is one job's traffic from one HCA port to another.
+type Flow struct {
+	From, To fabric.PortRef
+	Job      int
+	Weight   int64
+}
+
+// TrafficStats says what the traffic pass did.
+type TrafficStats struct {
+	Flows   int     `json:"flows"`          // flows between HCAs on different switches
+	Moves   int     `json:"moves"`          // moves made (a move changes one or two next hops)
+	Entries int     `json:"entries"`        // table entries that differ at the end
+	Kept    int     `json:"trees_reverted"` // changed trees given back their rows (jobs whose contention factor rose)
+	Before  float64 `json:"cost_before"`
+	After   float64 `json:"cost_after"`
+	Rounds  int     `json:"rounds"`
+	Trials  int     `json:"moves_weighed"`
+}
+
+// trafficRounds bounds the rounds of the pass, and trafficTrials the
+// moves it weighs: past half of them it tries no more two-switch moves,
+// past all of them it ends its round and stops. (On Slim Fly q = 7 five
+// ring and tree jobs of 217 hosts weighed 1.1·10^6 in 7 rounds, an
+// all-to-all of 256 hosts 7.7·10^6 in 8, 1.9 s for the whole route.)
+// Counted, not timed: the same tables on any machine.
+const (
+	trafficRounds = 8
+	trafficTrials = 1 << 23
+)
+
+// maxTrafficLayers bounds the layers the pass judges disjoint paths over
+// (the subsets of a pair's routes are tried).
+const maxTrafficLayers = 8
+
+// checkTraffic rejects traffic Compute cannot route for.
+func checkTraffic(f *fabric.Fabric, t *Traffic, layers int) error {
+	if layers > maxTrafficLayers {
+		return fmt.Errorf("routing for jobs takes at most %d layers (LMC 3); %d asked", maxTrafficLayers, layers)
+	}
+	for i, fl := range t.Flows {
+		if fl.Job < 0 || fl.Job >= t.Jobs || fl.Weight < 0 || fl.Weight > 1<<20 {
+			return fmt.Errorf("flow %d: job %d of %d, weight %d (0..2^20)", i, fl.Job, t.Jobs, fl.Weight)
+		}
+		for _, p := range []fabric.PortRef{fl.From, fl.To} {
+			if int(p.Node) < 0 || int(p.Node) >= f.NumNodes() || f.Kind(p.Node) == fabric.Switch {
+				return fmt.Errorf("flow %d: %v is no HCA port of the fabric", i, p)
+			}
+		}
+	}
+	return nil
+}
+
+// routeTraffic runs the pass on a finished routing.
+func routeTraffic(g *graph, r *Routing, t *Traffic) TrafficStats {
+	tp := newTrafficPass(g, r, t)
+	st := TrafficStats{Flows: tp.nFlows, Before: tp.cost()}
+	before := tp.factors()
+	for st.Rounds < trafficRounds && tp.trials < trafficTrials {
+		st.Rounds++
+		moved := 0
+		for _, d := range tp.dests {
+			for k := 0; k < r.layers; k++ {
+				moved += tp.improveTree(k, d)
+			}
+		}
+		st.Moves += moved
+		if moved == 0 {
+			break
+		}
+	}
+	st.Trials = tp.trials
+	st.Kept = tp.keepNoneWorse(before)
+	st.Entries = tp.differing()
+	st.After = tp.cost()
+	tp.unshare()
+	return st
+}
+
+// recountStats sets every layer's statistics from its tables, after the
+// traffic pass moved routes: per (source switch with hosts, destination
+// endpoint) pair on different switches, the route's length and whether
+// it lies within the layer's bounds (layer 0, minimal: always).
+func recountStats(g *graph, r *Routing) {
+	S := len(g.adj)
+	dist, order := make([]int32, S), make([]int32, 0, S)
+	stats := make([]LayerStats, r.layers)
+	for k := range stats {
+		stats[k].Layer = k
+	}
+	for d := 0; d < g.nEP; d++ {
+		t := g.dests[d].Switch
+		order = g.bfs(t, dist, order)
+		for s := 0; s < S; s++ {
+			if s == t || g.hosts[s] == 0 {
+				continue
+			}
+			lo, hi := r.Bounds.of(int(dist[s]))
+			for k := range stats {
+				h := 0
+				if r.walk(k, s, d, func(int, int) { h++ }) != nil {
+					continue // (a finished routing has none)
+				}
+				stats[k].add(h, k == 0 || h >= lo && h <= hi)
+			}
+		}
+	}
+	r.Stats = stats
+}

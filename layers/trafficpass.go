@@ -1,0 +1,252 @@
+package layers
+
+import (
+	"math/bits"
+	"slices"
+
+	"slimroute/fabric"
+)
+
+// trafficPass holds the jobs' loads and the tree being improved
+// (traffic.go).
+type trafficPass struct {
+	g      *graph
+	r      *Routing
+	J      int
+	kappa  []int64   // [i*J+j]
+	load   [][]int64 // [job][channel]
+	flows  map[int][]srcFlow
+	dests  []int // destinations with flows, ascending
+	nFlows int
+	dist   []int32 // hops to the destination switch
+	order  []int32
+	// the tree being improved: per switch its route's channels and
+	// switches, the jobs' traffic through it
+	path    [][]int32
+	via     [][]int32
+	through [][]int64 // [switch][job]
+	// under[x]: the switches whose route passes x, x first; others[z]:
+	// z's routes in every layer but the one being improved (nil there;
+	// switches with hosts only), read once per tree
+	under    [][]int32
+	others   [][][]int32
+	trialChs []int32 // scratch of trial: the channels a move touches
+	trialDs  []int64 // and the change of each job's load on them
+	trials   int     // moves weighed (trafficTrials bounds them)
+	routeBuf []int32 // scratch of shifts
+	shiftBuf []shift
+	// saved holds the rows of every tree the pass changed, as they were
+	saved map[treeKey][]uint8
+}
+
+// treeKey names the tree of destination d in layer k.
+type treeKey struct{ d, k int }
+
+// srcFlow is a flow seen from its destination: source switch, job, weight.
+type srcFlow struct {
+	s, job int
+	w      int64
+}
+
+func newTrafficPass(g *graph, r *Routing, t *Traffic) *trafficPass {
+	S := len(g.adj)
+	tp := &trafficPass{g: g, r: r, J: max(t.Jobs, 1), flows: map[int][]srcFlow{}, saved: map[treeKey][]uint8{},
+		dist: make([]int32, S), path: make([][]int32, S), via: make([][]int32, S), through: make([][]int64, S),
+		under: make([][]int32, S), others: make([][][]int32, S)}
+	tp.kappa = make([]int64, tp.J*tp.J)
+	for i := 0; i < tp.J; i++ {
+		for j := 0; j < tp.J; j++ {
+			switch {
+			case i == j:
+				tp.kappa[i*tp.J+j] = 2
+			case t.Compatible != nil && t.Compatible(i, j):
+				tp.kappa[i*tp.J+j] = 3
+			default:
+				tp.kappa[i*tp.J+j] = 4
+			}
+		}
+	}
+	destOf := map[fabric.PortRef]int{}
+	for d := 0; d < g.nEP; d++ {
+		destOf[g.dests[d].Port] = d
+	}
+	for _, fl := range t.Flows {
+		from, ok1 := g.f.Peer(fl.From)
+		d, ok2 := destOf[fl.To]
+		_, ok3 := destOf[fl.From] // (an HCA port whose cable is avoided sends nothing)
+		if !ok1 || !ok2 || !ok3 || fl.Weight == 0 || g.index[from.Node] < 0 {
+			continue
+		}
+		s := g.index[from.Node]
+		if s == g.dests[d].Switch {
+			continue
+		}
+		tp.flows[d] = append(tp.flows[d], srcFlow{s, fl.Job, fl.Weight})
+		tp.nFlows++
+	}
+	for d := range tp.flows {
+		tp.dests = append(tp.dests, d)
+	}
+	slices.Sort(tp.dests)
+	tp.load = make([][]int64, tp.J)
+	for j := range tp.load {
+		tp.load[j] = make([]int64, g.chOff[S])
+	}
+	tp.reload()
+	return tp
+}
+
+// reload sets the jobs' loads from the tables.
+func (tp *trafficPass) reload() {
+	g, r := tp.g, tp.r
+	for _, l := range tp.load {
+		clear(l)
+	}
+	for _, d := range tp.dests {
+		for k := 0; k < r.layers; k++ {
+			for _, fl := range tp.flows[d] {
+				r.walk(k, fl.s, d, func(x, e int) { tp.load[fl.job][g.chOff[x]+e] += fl.w })
+			}
+		}
+	}
+}
+
+// cost is the pass's objective over every channel, for its statistics
+// (in floating point: the sum over a large fabric may exceed int64).
+func (tp *trafficPass) cost() float64 {
+	var c float64
+	for ch := range tp.load[0] {
+		c += float64(tp.costOn([]int32{int32(ch)}))
+	}
+	return c
+}
+
+// costOn is the pass's objective over the channels chs.
+func (tp *trafficPass) costOn(chs []int32) int64 {
+	var c int64
+	for _, ch := range chs {
+		for i := 0; i < tp.J; i++ {
+			li := tp.load[i][ch]
+			if li == 0 {
+				continue
+			}
+			for j := 0; j < tp.J; j++ {
+				c += tp.kappa[i*tp.J+j] * li * tp.load[j][ch]
+			}
+		}
+	}
+	return c
+}
+
+// apply adds sign × d (per job) to the loads of the channels chs.
+func (tp *trafficPass) apply(chs []int32, d []int64, sign int64) {
+	for _, ch := range chs {
+		for j, v := range d {
+			tp.load[j][ch] += sign * v
+		}
+	}
+}
+
+// readTree sets the route of every switch toward d in layer k (channels
+// and switches after it) and the jobs' traffic through every switch.
+func (tp *trafficPass) readTree(k, d int) {
+	g, r := tp.g, tp.r
+	for s := range g.adj {
+		tp.path[s], tp.via[s] = tp.path[s][:0], tp.via[s][:0]
+		if tp.through[s] == nil {
+			tp.through[s] = make([]int64, tp.J)
+		}
+		clear(tp.through[s])
+		if r.walk(k, s, d, func(x, e int) {
+			tp.path[s] = append(tp.path[s], int32(g.chOff[x]+e))
+			tp.via[s] = append(tp.via[s], int32(g.adj[x][e].Peer))
+		}) != nil {
+			tp.path[s] = tp.path[s][:0] // (a finished routing has none)
+		}
+	}
+	for _, fl := range tp.flows[d] {
+		tp.through[fl.s][fl.job] += fl.w
+		for _, x := range tp.via[fl.s] {
+			tp.through[x][fl.job] += fl.w
+		}
+	}
+	for x := range tp.under {
+		tp.under[x] = tp.under[x][:0]
+	}
+	for z := range g.adj {
+		tp.under[z] = append(tp.under[z], int32(z))
+		for _, x := range tp.via[z] {
+			tp.under[x] = append(tp.under[x], int32(z))
+		}
+	}
+}
+
+// readOthers reads every switch's routes toward d in the layers but k.
+func (tp *trafficPass) readOthers(k, d int) {
+	g := tp.g
+	for z := range g.adj {
+		if tp.others[z] == nil {
+			tp.others[z] = make([][]int32, tp.r.layers)
+		}
+		for l := range tp.others[z] {
+			tp.others[z][l] = tp.others[z][l][:0]
+			if l != k && g.hosts[z] > 0 {
+				tp.r.walk(l, z, d, func(s, c int) { tp.others[z][l] = append(tp.others[z][l], int32(g.chOff[s]+c)) })
+			}
+		}
+		tp.others[z][k] = nil
+	}
+}
+
+// disjointRoutes returns, at most keepPaths, the most routes of rs (up to
+// eight) that share no channel.
+func disjointRoutes(rs [][]int32) int {
+	var clash [maxTrafficLayers]uint8
+	for i := range rs {
+		for j := i + 1; j < len(rs); j++ {
+			if slices.ContainsFunc(rs[i], func(c int32) bool { return slices.Contains(rs[j], c) }) {
+				clash[i] |= 1 << j
+				clash[j] |= 1 << i
+			}
+		}
+	}
+	best := 0
+	for m := 1; m < 1<<len(rs) && best < keepPaths; m++ {
+		n := bits.OnesCount8(uint8(m))
+		if n <= best {
+			continue
+		}
+		ok := true
+		for i := range rs {
+			ok = ok && (m>>i&1 == 0 || clash[i]&uint8(m) == 0)
+		}
+		if ok {
+			best = n
+		}
+	}
+	return min(best, keepPaths)
+}
+
+// unshare gives every endpoint whose tables the pass changed trees of its
+// own (Routing.SharedWith); the endpoints that shared a changed
+// endpoint's trees keep them, the first of them now leading their group.
+func (tp *trafficPass) unshare() {
+	r := tp.r
+	changed := map[int]bool{}
+	for key := range tp.saved {
+		changed[key.d] = true
+	}
+	lead := map[int]int{}
+	for d, rep := range r.share {
+		switch {
+		case changed[d]:
+			r.share[d] = d
+		case rep != d && changed[rep]:
+			if l, ok := lead[rep]; ok {
+				r.share[d] = l
+			} else {
+				lead[rep], r.share[d] = d, d
+			}
+		}
+	}
+}
