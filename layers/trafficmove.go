@@ -175,8 +175,8 @@ func (tp *trafficPass) channelDelta(ch int32, δ []int64) int64 {
 // make carries out move mv on destination d's tree in layer k.
 func (tp *trafficPass) make(k, d int, mv trafficMove) {
 	g, S := tp.g, len(tp.g.adj)
-	for _, s := range slices.Clone(tp.shifts(mv)) {
-		tp.apply(slices.Clone(s.chs), slices.Clone(s.w), s.sign)
+	for _, s := range tp.shifts(mv) {
+		tp.apply(s.chs, s.w, s.sign)
 	}
 	row := tp.r.next[k][d*S : (d+1)*S]
 	if _, ok := tp.saved[treeKey{d, k}]; !ok {
