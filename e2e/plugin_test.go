@@ -9,11 +9,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"slimroute/fabric"
 	"slimroute/internal/ibsimtest"
+	"slimroute/jobs"
 	"slimroute/lft"
 	"slimroute/pipeline"
 )
@@ -159,6 +161,75 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 	held2 := readSL2VL(t, sim, rt2)
 	rep2 := verifyDump(t, rt2, sm.Dir, held2)
 	t.Logf("after the cable failed: the plugin's new tables (scheme %s, %d VLs) as predicted on every switch, complete and acyclic (%d paths)", after.Assignment.Scheme, after.Assignment.VLs, rep2.Walks)
+	pluginRoutesForJobs(t, sim, sm, rt2)
+}
+
+// pluginRoutesForJobs gives the running plugin a job file (jobs = in its
+// settings, SIGHUP): its third sweep routes for the jobs, as the pipeline
+// predicts offline for the same file on rt's fabric — every switch's LFT
+// as ibroute reads it, OpenSM's dump verified — and the jobs share fewer
+// channels than under rt's routing, as analyze --jobs measures.
+func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed) {
+	t.Helper()
+	var hosts []string
+	for _, h := range rt.f.IDsOf(fabric.HCA) {
+		if _, ok := rt.tab.LIDs().Of(fabric.PortRef{Node: h, Port: 1}); ok {
+			hosts = append(hosts, rt.f.Name(h))
+		}
+	}
+	rand.New(rand.NewPCG(30, 30)).Shuffle(len(hosts), func(a, b int) { hosts[a], hosts[b] = hosts[b], hosts[a] })
+	text := "1 " + strings.Join(hosts[:48], ",") + " ring\n2 " + strings.Join(hosts[48:96], ",") + " tree\n3 " + strings.Join(hosts[96:120], ",") + " ring weight=2\n"
+	file := filepath.Join(sim.Dir, "jobs.txt")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js, err := jobs.Read(strings.NewReader(text), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := jobs.Traffic(rt.f, js, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(rt.f, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Traffic: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(sim.Dir, "slimroute.toml")
+	if err := os.WriteFile(settings, []byte("layers = 4\ndeadlock = \"auto\"\nseed = 1\nrepair = false\njobs = \"jobs.txt\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(sm.PID(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitForSweep(t, sm, 3)
+	if !strings.Contains(sm.Log(), "routed for the jobs'") {
+		t.Fatalf("OpenSM's log does not say the plugin routed for the jobs:\n%s", sm.Log())
+	}
+	rt3 := &routed{f: rt.f, r: res.Routing, a: res.Assignment, tab: res.Tables}
+	checkIBRoute(t, sim, rt3)
+	rep := verifyDump(t, rt3, sm.Dir, readSL2VL(t, sim, rt3))
+	before, err := jobs.Analyze(rt.tab, js, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := jobs.Analyze(res.Tables, js, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := func(r *jobs.Report) (n int) {
+		for _, j := range r.Jobs {
+			for _, s := range j.Shared {
+				n += s.Channels
+			}
+		}
+		return n
+	}
+	if shared(now) >= shared(before) {
+		t.Errorf("the jobs share %d channels under the routing for them, %d without", shared(now)/2, shared(before)/2)
+	}
+	t.Logf("jobs = jobs.txt, SIGHUP: the plugin routed for 3 jobs (%d moves) as predicted on every switch; OpenSM's dump acyclic over %d paths; channels the jobs share %d → %d, busiest %.3f → %.3f",
+		res.Routing.Traffic.Moves, rep.Walks, shared(before)/2, shared(now)/2, before.Busiest, now.Busiest)
 }
 
 // waitForResweep waits until the sweep in which the plugin configures its

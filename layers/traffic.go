@@ -102,7 +102,6 @@ func checkTraffic(f *fabric.Fabric, t *Traffic, layers int) error {
 func routeTraffic(g *graph, r *Routing, t *Traffic) TrafficStats {
 	tp := newTrafficPass(g, r, t)
 	st := TrafficStats{Flows: tp.nFlows, Before: tp.cost()}
-	before := tp.factors()
 	for st.Rounds < trafficRounds && tp.trials < trafficTrials {
 		st.Rounds++
 		moved := 0
@@ -117,7 +116,7 @@ func routeTraffic(g *graph, r *Routing, t *Traffic) TrafficStats {
 		}
 	}
 	st.Trials = tp.trials
-	st.Kept = tp.keepNoneWorse(before)
+	st.Kept = tp.keepNoneWorse(tp.before)
 	st.Entries = tp.differing()
 	st.After = tp.cost()
 	tp.unshare()

@@ -4,15 +4,27 @@ import (
 	"slices"
 )
 
-// No job worse off: the traffic pass's last step (traffic.go).
+// No job worse off (traffic.go).
 //
 // A job's contention factor is the load, with every job's traffic, of the
 // busiest channel it uses over the load of its busiest channel under its
 // own traffic alone (jobs.Analyze). Spreading the jobs' loads and parting
-// their flows lowers most jobs' factors but may raise one's; the pass then
-// gives the trees of that job's destinations back their rows, and repeats
-// until no job's factor is above what it was (at worst every tree is given
-// back).
+// their flows lowers most jobs' factors but may raise one's: a move that
+// would raise a job's factor above what it was before the pass is not
+// made (make), and should one be above it at the end all the same, the
+// pass gives the trees of that job's destinations back their rows, and
+// repeats until no job's factor is (at worst every tree is given back).
+
+// raisesAFactor tells whether some job's contention factor is above
+// what it was before the pass, under the present loads.
+func (tp *trafficPass) raisesAFactor() bool {
+	for j, c := range tp.factors() {
+		if c.above(tp.before[j]) {
+			return true
+		}
+	}
+	return false
+}
 
 // contention is a job's busiest channel alone and, among the channels it
 // uses, with every job's traffic.

@@ -23,8 +23,7 @@ func (tp *trafficPass) improveTree(k, d int) int {
 		if x == g.dests[d].Switch || !slices.ContainsFunc(tp.through[x], func(v int64) bool { return v != 0 }) {
 			continue
 		}
-		if mv, ok := tp.bestMove(k, d, x); ok {
-			tp.make(k, d, mv)
+		if mv, ok := tp.bestMove(k, d, x); ok && tp.make(k, d, mv) {
 			moves++
 		}
 	}
@@ -172,11 +171,21 @@ func (tp *trafficPass) channelDelta(ch int32, δ []int64) int64 {
 	return c
 }
 
-// make carries out move mv on destination d's tree in layer k.
-func (tp *trafficPass) make(k, d int, mv trafficMove) {
+// make carries out move mv on destination d's tree in layer k, unless it
+// would raise some job's contention factor above what it was before the
+// pass (tp.before): then it leaves everything as it was and reports
+// false.
+func (tp *trafficPass) make(k, d int, mv trafficMove) bool {
 	g, S := tp.g, len(tp.g.adj)
-	for _, s := range tp.shifts(mv) {
+	sh := tp.shifts(mv)
+	for _, s := range sh {
 		tp.apply(s.chs, s.w, s.sign)
+	}
+	if tp.raisesAFactor() {
+		for _, s := range sh {
+			tp.apply(s.chs, s.w, -s.sign)
+		}
+		return false
 	}
 	row := tp.r.next[k][d*S : (d+1)*S]
 	if _, ok := tp.saved[treeKey{d, k}]; !ok {
@@ -187,6 +196,7 @@ func (tp *trafficPass) make(k, d int, mv trafficMove) {
 		row[g.adj[mv.x][mv.e].Peer] = uint8(mv.via)
 	}
 	tp.readTree(k, d)
+	return true
 }
 
 // behindSwitch is a switch whose route toward the destination passes x

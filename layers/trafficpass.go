@@ -37,6 +37,8 @@ type trafficPass struct {
 	shiftBuf []shift
 	// saved holds the rows of every tree the pass changed, as they were
 	saved map[treeKey][]uint8
+	// before is every job's contention before the pass
+	before []contention
 }
 
 // treeKey names the tree of destination d in layer k.
@@ -93,6 +95,7 @@ func newTrafficPass(g *graph, r *Routing, t *Traffic) *trafficPass {
 		tp.load[j] = make([]int64, g.chOff[S])
 	}
 	tp.reload()
+	tp.before = tp.factors()
 	return tp
 }
 
