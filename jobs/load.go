@@ -3,7 +3,6 @@ package jobs
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"slimroute/fabric"
 	"slimroute/lft"
@@ -228,7 +227,7 @@ func resolve(f *fabric.Fabric, js []Job, file string) ([][]fabric.PortRef, error
 				continue
 			}
 			name := f.Name(h)
-			first, _, _ := strings.Cut(name, " ")
+			first, _ := fabric.HostName(name)
 			for _, key := range []string{name, first} {
 				if _, taken := byHost[key]; !taken {
 					byHost[key] = fabric.PortRef{Node: h, Port: p}
