@@ -213,11 +213,28 @@ func walk(tab *lft.Tables, switches int, src, dst fabric.PortRef, w float64, int
 	return lost, most
 }
 
-// resolve finds every job's hosts among the fabric's HCAs: the HCA whose
-// node description is the host name or starts with it and a space; its
-// first cabled port (an HCA with two cabled ports is asked for by its
-// first). A host found nowhere is an error naming the job's line.
+// resolve finds every job's hosts among the fabric's HCAs (hostPorts).
+// A host found nowhere is an error naming the job's line.
 func resolve(f *fabric.Fabric, js []Job, file string) ([][]fabric.PortRef, error) {
+	byHost := hostPorts(f)
+	out := make([][]fabric.PortRef, len(js))
+	for i, j := range js {
+		for _, h := range j.Hosts {
+			p, ok := byHost[h]
+			if !ok {
+				return nil, fmt.Errorf("%s:%d: job %s: host %s is no cabled HCA of the fabric (hosts are found by node description, e.g. \"%s mlx5_0\"; a fabric from a plan names its HCAs as cabling plan --hosts does)", file, j.Line, j.ID, h, h)
+			}
+			out[i] = append(out[i], p)
+		}
+	}
+	return out, nil
+}
+
+// hostPorts maps host names to the fabric's HCAs: the HCA whose node
+// description is the name or starts with it and a space (fabric.HostName);
+// its first cabled port (an HCA with two cabled ports is asked for by its
+// first). Where two HCAs answer to a name, the one of the lower GUID has it.
+func hostPorts(f *fabric.Fabric) map[string]fabric.PortRef {
 	byHost := map[string]fabric.PortRef{}
 	hcas := f.IDsOf(fabric.HCA)
 	sort.Slice(hcas, func(a, b int) bool { return f.GUID(hcas[a]) < f.GUID(hcas[b]) })
@@ -236,15 +253,5 @@ func resolve(f *fabric.Fabric, js []Job, file string) ([][]fabric.PortRef, error
 			break
 		}
 	}
-	out := make([][]fabric.PortRef, len(js))
-	for i, j := range js {
-		for _, h := range j.Hosts {
-			p, ok := byHost[h]
-			if !ok {
-				return nil, fmt.Errorf("%s:%d: job %s: host %s is no cabled HCA of the fabric (hosts are found by node description, e.g. \"%s mlx5_0\"; a fabric from a plan names its HCAs as cabling plan --hosts does)", file, j.Line, j.ID, h, h)
-			}
-			out[i] = append(out[i], p)
-		}
-	}
-	return out, nil
+	return byHost
 }

@@ -75,9 +75,14 @@ func (t *Topology) header(w io.Writer, form Form, file string) {
 	for _, l := range t.Leaves {
 		hosts += len(l.Hosts)
 	}
-	plugin := "topology/tree (TopologyPlugin=topology/tree)"
-	if form == FormBlock {
-		plugin = "topology/block (TopologyPlugin=topology/block, Slurm 23.11 or newer)"
+	plugin := "topology/" + string(form)
+	switch {
+	case file == "topology.yaml":
+		plugin += " (Slurm 24.11 or newer)"
+	case form == FormBlock:
+		plugin += " (TopologyPlugin=topology/block, Slurm 23.11 or newer)"
+	default:
+		plugin += " (TopologyPlugin=topology/tree)"
 	}
 	fmt.Fprintf(w, "# %s for Slurm's %s, written by slimroute export slurm-topology:\n", file, plugin)
 	fmt.Fprintf(w, "# %d hosts on %d leaf switches", hosts, len(t.Leaves))
