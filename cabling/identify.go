@@ -70,8 +70,8 @@ func describedAs(plan *fabric.Fabric, n fabric.Node) (fabric.NodeID, bool) {
 	if p, ok := plan.NodeByName(n.Name); ok {
 		return p, true
 	}
-	host, device, ok := strings.Cut(n.Name, " ")
-	if !ok || n.Kind != fabric.HCA || host == "" || device == "" || strings.HasPrefix(device, "(") {
+	host, device := fabric.HostName(n.Name)
+	if n.Kind != fabric.HCA || host == "" || device == "" || strings.HasPrefix(device, "(") {
 		return -1, false
 	}
 	p, ok := plan.NodeByName(host)

@@ -12,7 +12,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"slimroute/fabric"
 )
@@ -150,43 +149,8 @@ func endLess(x, y CableEnd) bool {
 	return x.Port < y.Port
 }
 
-// naturalLess compares names piece by piece, runs of digits by their
-// value; names equal that way ("a01", "a1") fall back to byte order, so
-// the order is total.
-func naturalLess(a, b string) bool {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigit(a[i]) && isDigit(b[j]) {
-			ei, ej := digitsEnd(a, i), digitsEnd(b, j)
-			x, y := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
-			if len(x) != len(y) {
-				return len(x) < len(y)
-			}
-			if x != y {
-				return x < y
-			}
-			i, j = ei, ej
-			continue
-		}
-		if a[i] != b[j] {
-			return a[i] < b[j]
-		}
-		i, j = i+1, j+1
-	}
-	if len(a)-i != len(b)-j {
-		return len(a)-i < len(b)-j
-	}
-	return a < b
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func digitsEnd(s string, i int) int {
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return i
-}
+// naturalLess is fabric.NaturalLess: numbers in names by their value.
+func naturalLess(a, b string) bool { return fabric.NaturalLess(a, b) }
 
 func end(f *fabric.Fabric, p fabric.PortRef) CableEnd {
 	n := f.Node(p.Node)

@@ -24,22 +24,16 @@ import (
 // volume bound, the LP's dual bound over paths no longer than the
 // routing's) exceeds what the routing gives, per job or together.
 func TestJobLoadsMatchAWalkOfTheTables(t *testing.T) {
-	sf, _ := slimfly.Build(slimfly.Params{Q: 5})
-	cl, _ := clos.Build(clos.Params{Radix: 12})
 	rng := rand.New(rand.NewPCG(8, 8))
-	for _, f := range []*fabric.Fabric{sf, cl} {
-		res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hosts := hostNames(f)
+	for _, tab := range routedTestFabrics(t) {
+		hosts := hostNames(tab.Fabric())
 		for c := 0; c < 60; c++ {
 			js := drawJobs(rng, hosts)
-			rep, err := jobs.Analyze(res.Tables, js, "jobs")
+			rep, err := jobs.Analyze(tab, js, "jobs")
 			if err != nil {
 				t.Fatal(err)
 			}
-			alone, together := judge(res.Tables, js)
+			alone, together := judge(tab, js)
 			for i, r := range rep.Jobs {
 				if !near(r.Alone, alone[i]) || !near(r.Together, together[i]) {
 					t.Fatalf("case %d job %s: Analyze says alone %g together %g, the walk %g and %g", c, r.ID, r.Alone, r.Together, alone[i], together[i])
@@ -56,6 +50,23 @@ func TestJobLoadsMatchAWalkOfTheTables(t *testing.T) {
 			}
 		}
 	}
+}
+
+// routedTestFabrics routes Slim Fly q = 5 and a two-level Clos of radix
+// 12 with the defaults.
+func routedTestFabrics(t *testing.T) []*lft.Tables {
+	t.Helper()
+	sf, _ := slimfly.Build(slimfly.Params{Q: 5})
+	cl, _ := clos.Build(clos.Params{Radix: 12})
+	var out []*lft.Tables
+	for _, f := range []*fabric.Fabric{sf, cl} {
+		res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res.Tables)
+	}
+	return out
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }

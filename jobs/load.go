@@ -3,7 +3,6 @@ package jobs
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"slimroute/fabric"
 	"slimroute/lft"
@@ -214,29 +213,10 @@ func walk(tab *lft.Tables, switches int, src, dst fabric.PortRef, w float64, int
 	return lost, most
 }
 
-// resolve finds every job's hosts among the fabric's HCAs: the HCA whose
-// node description is the host name or starts with it and a space; its
-// first cabled port (an HCA with two cabled ports is asked for by its
-// first). A host found nowhere is an error naming the job's line.
+// resolve finds every job's hosts among the fabric's HCAs (hostPorts).
+// A host found nowhere is an error naming the job's line.
 func resolve(f *fabric.Fabric, js []Job, file string) ([][]fabric.PortRef, error) {
-	byHost := map[string]fabric.PortRef{}
-	hcas := f.IDsOf(fabric.HCA)
-	sort.Slice(hcas, func(a, b int) bool { return f.GUID(hcas[a]) < f.GUID(hcas[b]) })
-	for _, h := range hcas {
-		for p := 1; p <= f.Ports(h); p++ {
-			if _, ok := f.Peer(fabric.PortRef{Node: h, Port: p}); !ok {
-				continue
-			}
-			name := f.Name(h)
-			first, _, _ := strings.Cut(name, " ")
-			for _, key := range []string{name, first} {
-				if _, taken := byHost[key]; !taken {
-					byHost[key] = fabric.PortRef{Node: h, Port: p}
-				}
-			}
-			break
-		}
-	}
+	byHost := hostPorts(f)
 	out := make([][]fabric.PortRef, len(js))
 	for i, j := range js {
 		for _, h := range j.Hosts {
@@ -248,4 +228,30 @@ func resolve(f *fabric.Fabric, js []Job, file string) ([][]fabric.PortRef, error
 		}
 	}
 	return out, nil
+}
+
+// hostPorts maps host names to the fabric's HCAs: the HCA whose node
+// description is the name or starts with it and a space (fabric.HostName);
+// its first cabled port (an HCA with two cabled ports is asked for by its
+// first). Where two HCAs answer to a name, the one of the lower GUID has it.
+func hostPorts(f *fabric.Fabric) map[string]fabric.PortRef {
+	byHost := map[string]fabric.PortRef{}
+	hcas := f.IDsOf(fabric.HCA)
+	sort.Slice(hcas, func(a, b int) bool { return f.GUID(hcas[a]) < f.GUID(hcas[b]) })
+	for _, h := range hcas {
+		for p := 1; p <= f.Ports(h); p++ {
+			if _, ok := f.Peer(fabric.PortRef{Node: h, Port: p}); !ok {
+				continue
+			}
+			name := f.Name(h)
+			first, _ := fabric.HostName(name)
+			for _, key := range []string{name, first} {
+				if _, taken := byHost[key]; !taken {
+					byHost[key] = fabric.PortRef{Node: h, Port: p}
+				}
+			}
+			break
+		}
+	}
+	return byHost
 }

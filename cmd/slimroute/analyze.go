@@ -46,32 +46,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var tab *lft.Tables
+			tab, r, engine, err := tablesFor(c, f)
+			if err != nil {
+				return err
+			}
 			var stats []layers.LayerStats
 			// the ceiling's bounds: the routing's, or for another engine's
 			// tables --min-len/--max-len or the default rule
 			bounds := layers.Bounds{Min: c.Int("min-len"), Max: c.Int("max-len")}
-			engine := "slimroute layers"
-			if path := c.String("lfts"); path != "" {
-				fh, err := openInput(path)
-				if err != nil {
-					return err
-				}
-				defer fh.Close()
-				if tab, err = lft.ReadOpenSMLFTs(fh, path, f); err != nil {
-					return err
-				}
-				engine = "tables from " + path
-			} else {
-				r, err := layers.Compute(f, layerOptions(c))
-				if err != nil {
-					return err
-				}
-				if tab, err = programLayers(f, r); err != nil {
-					return err
-				}
+			if r != nil {
 				stats, bounds = r.Stats, r.Bounds
-				engine += fmt.Sprintf(" (%s in layers ≥ 1)", r.Bounds)
 			}
 			rep, err := analysis.Analyze(tab, analysis.Options{Permutations: c.Int("permutations"), Seed: c.Uint64("seed"), Layers: c.Int("lft-layers"), Bounds: bounds, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
@@ -126,6 +110,27 @@ func lftsError(file string, err error) error {
 		return fmt.Errorf("%s: %w; analyze needs tables that route every LID: slimroute verify, given the same fabric and --lfts %s, lists the LIDs these do not", file, err, file)
 	}
 	return fmt.Errorf("%s: %w", file, err)
+}
+
+// tablesFor is the forwarding state analyze measures on fabric f:
+// OpenSM's dump (--lfts FILE), or slimroute's layers computed with the
+// layer flags and programmed (then also the routing). engine names it.
+func tablesFor(c *cli.Context, f *fabric.Fabric) (*lft.Tables, *layers.Routing, string, error) {
+	if path := c.String("lfts"); path != "" {
+		fh, err := openInput(path)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		defer fh.Close()
+		tab, err := lft.ReadOpenSMLFTs(fh, path, f)
+		return tab, nil, "tables from " + path, err
+	}
+	r, err := layers.Compute(f, layerOptions(c))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	tab, err := programLayers(f, r)
+	return tab, r, fmt.Sprintf("slimroute layers (%s in layers ≥ 1)", r.Bounds), err
 }
 
 // programLayers programs a routing's forwarding tables (LMC log2 of its

@@ -270,11 +270,17 @@ func numberFlags(cmds []*cli.Command, path []string) []numberFlag {
 }
 
 // requiredArgs supplies the required flags and positional argument of a
-// command with paths in dir, so that only the flag under test is wrong.
+// command with paths in dir (1 for a number), so that only the flag under
+// test is wrong.
 func requiredArgs(c *cli.Command, dir string) []string {
 	var args []string
 	for _, f := range c.Flags {
-		if d, ok := f.(cli.DocGenerationFlag); ok && strings.HasSuffix(d.GetUsage(), " (required)") {
+		d, ok := f.(cli.DocGenerationFlag)
+		switch _, isInt := f.(*cli.IntFlag); {
+		case !ok || !strings.HasSuffix(d.GetUsage(), " (required)"):
+		case isInt:
+			args = append(args, "--"+f.Names()[0], "1") // place --nodes
+		default:
 			args = append(args, "--"+f.Names()[0], filepath.Join(dir, f.Names()[0]))
 		}
 	}

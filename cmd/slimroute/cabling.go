@@ -58,7 +58,7 @@ Example:
 					&cli.Float64Flag{Name: "copper-max", Value: cabling.DefaultGeometry().CopperMax, Usage: "longest copper cable (m); longer runs are optical"},
 					&cli.StringFlag{Name: "site", Value: "slimroute", Usage: "NetBox site the devices go to (netbox-devices.csv)"},
 					&cli.StringFlag{Name: "rate", Usage: "planned link rate such as 4xEDR; verify reports cables that train slower"},
-					&cli.StringFlag{Name: "hosts", Usage: "name the HCAs after the cluster's hosts: a pattern such as node%03d (numbered from 1 in rack order: rack by rack, from the lowest unit up), a `FILE` with one host name per line in that order, or a CSV file with the header rack,u,host; cabling verify then knows a host by its node description (\"node017 mlx5_0\")"},
+					hostsFlag("cabling verify then knows a host by its node description (\"node017 mlx5_0\")"),
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write the plan's files to `DIR`"},
 				),
 				Action: func(c *cli.Context) error {
@@ -279,4 +279,28 @@ func withHosts(p *cabling.Plan, spec string, g cabling.Geometry) (*cabling.Plan,
 		return nil, fmt.Errorf("--hosts: %w", err)
 	}
 	return cabling.MakePlan(named, g)
+}
+
+// hostsFlag is --hosts, which names a planned fabric's HCAs after the
+// cluster's hosts (withHosts); why says what the names are for.
+func hostsFlag(why string) cli.Flag {
+	return &cli.StringFlag{Name: "hosts", Usage: "name the HCAs after the cluster's hosts: a pattern such as node%03d (numbered from 1 in rack order: rack by rack, from the lowest unit up), a `FILE` with one host name per line in that order, or a CSV file with the header rack,u,host; " + why}
+}
+
+// hostsNamed is f with its HCAs named as --hosts asks (as cabling plan
+// --hosts names them, in the default rack layout), or f without it.
+func hostsNamed(c *cli.Context, f *fabric.Fabric) (*fabric.Fabric, error) {
+	spec := c.String("hosts")
+	if spec == "" {
+		return f, nil
+	}
+	g := cabling.DefaultGeometry()
+	p, err := cabling.MakePlan(f, g)
+	if err == nil {
+		p, err = withHosts(p, spec, g)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.Fabric, nil
 }

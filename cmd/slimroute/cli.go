@@ -192,12 +192,15 @@ func setNotRequired(f cli.Flag) {
 
 func checkCommand(path []string, cmd *cli.Command, required []cli.Flag) cli.BeforeFunc {
 	return func(c *cli.Context) error {
+		if c.Args().Present() && findCommand(cmd.Subcommands, c.Args().First()) != nil {
+			return nil // a subcommand of a command that also acts (export slurm-topology) checks its own flags
+		}
 		for _, f := range required {
 			if !c.IsSet(f.Names()[0]) {
 				return fmt.Errorf("slimroute %s: missing %s (%s)", strings.Join(path, " "), spell(f), usageOf(f))
 			}
 		}
-		if cmd.ArgsUsage == "" && len(cmd.Subcommands) == 0 && c.Args().Present() {
+		if cmd.ArgsUsage == "" && (len(cmd.Subcommands) == 0 || cmd.Action != nil) && c.Args().Present() {
 			return fmt.Errorf("slimroute %s: unexpected argument %q: it takes no arguments, only flags (name files with their flag, e.g. -o FILE; slimroute %s --help lists them)",
 				strings.Join(path, " "), c.Args().First(), strings.Join(path, " "))
 		}

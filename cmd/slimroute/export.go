@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"slimroute/fabric"
-	"slimroute/internal/atomicfile"
 	"slimroute/lft"
 	"slimroute/lft/mad"
 	"slimroute/pipeline"
@@ -55,6 +54,7 @@ Example:
 			&cli.StringFlag{Name: "sm", Usage: "`NODE` the SM runs on (default: the first switch)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "`FILE` to write (- for standard output)"},
 		),
+		Subcommands: []*cli.Command{slurmTopologyCommand()},
 		Action: func(c *cli.Context) error {
 			if c.String("format") != "pcap" {
 				return fmt.Errorf("--format %q: want pcap", c.String("format"))
@@ -77,16 +77,7 @@ Example:
 				n, err = mad.WriteLFTs(w, res.Tables, sm)
 				return err
 			}
-			out, report := c.String("output"), c.App.Writer
-			if out == "-" {
-				err, report = write(c.App.Writer), c.App.ErrWriter // the capture is standard output
-			} else {
-				err = adviseOutput(atomicfile.Write(out, 0o644, write), toStandardOutput)
-			}
-			if err == nil {
-				fmt.Fprintf(report, "wrote %d LinearForwardingTable SMPs from %s to %s\n", n, f.Node(sm).Name, out)
-			}
-			return err
+			return writeOne(c, write, func() string { return fmt.Sprintf("%d LinearForwardingTable SMPs from %s", n, f.Node(sm).Name) })
 		},
 	}
 }

@@ -52,6 +52,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
    slimroute demo -o out/            # the paper's q=5 Slim Fly: stats and every file format
    slimroute topo slimfly --q 5 --format ibsim -o sf5.net
    slimroute topo stats --slimfly 7`,
-		Commands: []*cli.Command{topoCommand(), routeCommand(), pathCommand(), analyzeCommand(), verifyCommand(), fabricCheckCommand(), exportCommand(), lftCommand(), cablingCommand(), demoCommand()},
+		Commands: []*cli.Command{topoCommand(), routeCommand(), pathCommand(), analyzeCommand(), verifyCommand(), fabricCheckCommand(), exportCommand(), placeCommand(), lftCommand(), cablingCommand(), demoCommand()},
 	}
 }

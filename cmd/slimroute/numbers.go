@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"slimroute/fabric"
+	"slimroute/jobs"
 	"slimroute/layers"
 	"slimroute/lft"
 	"slimroute/polarfly"
@@ -67,6 +68,7 @@ var numberRanges = map[string]numRange{
 	"cores":           {0, fabric.MaxPorts * fabric.MaxPorts, false, fmt.Sprintf("0 (the default) or 1..%d", fabric.MaxPorts*fabric.MaxPorts)},
 	"k":               {1, fabric.MaxPorts / 2, false, fmt.Sprintf("1..%d (switches of 2k ports)", fabric.MaxPorts/2)},
 	"n":               {1, 8, false, "1..8 levels"},
+	"nodes":           {1, jobs.MaxHosts, false, fmt.Sprintf("1..%d nodes for the new job", jobs.MaxHosts)},
 	// the other low-diameter designs
 	"topo polarfly/q":               {2, float64(polarfly.MaxQ()), false, fmt.Sprintf("a prime power q from 2 to %d (larger PolarFlies need more LIDs than one subnet has): 2, 3, 4, 5, 7, 8, 9, 11, 13, …", polarfly.MaxQ())},
 	"topo polarfly/endpoints":       {0, fabric.MaxPorts - 1, false, fmt.Sprintf("0 (⌈(q+1)/2⌉) or 1..%d HCAs per switch", fabric.MaxPorts-1)},
