@@ -113,7 +113,7 @@ func (w *walker) start(src *source, sl uint8, rec string) {
 	for st := range 2 {
 		if src.ca[st][sl] == dropVL && w.judge {
 			w.dead.note(w.lid, fmt.Sprintf("LID %#04x: %s sends SL %d (%s path record) on VL 15 (%s SL2VL), which drops it",
-				w.lid, w.m.f.PortString(src.port), sl, rec, which(src.ca[0][sl] == src.ca[1][sl], st)))
+				w.lid, w.m.f.PortString(src.port), sl, spell(rec), spell(which(src.ca[0][sl] == src.ca[1][sl], st))))
 		}
 	}
 	w.visit(src.sw, src.in, sl)

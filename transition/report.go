@@ -57,7 +57,7 @@ type Hop struct {
 // goes on by sw-b's new entry, old SL2VL".
 func (h Hop) String() string {
 	return fmt.Sprintf("%s port %d VL %d → %s: LID %#04x SL %d goes on by %s's %s entry, %s SL2VL",
-		h.Switch, h.Port, h.VL, h.Peer, uint16(h.LID), h.SL, h.Peer, h.Entry, h.Table)
+		h.Switch, h.Port, h.VL, h.Peer, uint16(h.LID), h.SL, h.Peer, spell(h.Entry), spell(h.Table))
 }
 
 // Safe reports whether the switch-over has no finding.
@@ -95,4 +95,12 @@ func (r *Report) String() string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// spell writes "both" as "old and new" in sentences.
+func spell(which string) string {
+	if which == "both" {
+		return "old and new"
+	}
+	return which
 }

@@ -101,7 +101,7 @@ func (w *walker) onVL(id, s int32, out, sl, vl uint8, entry, table string) {
 	e := w.m.ends[s][out]
 	switch {
 	case vl == dropVL:
-		w.deadEnd(s, out, entry, fmt.Sprintf("maps SL %d to VL 15 (%s SL2VL), which drops it", sl, table))
+		w.deadEnd(s, out, entry, fmt.Sprintf("maps SL %d to VL 15 (%s SL2VL), which drops it", sl, spell(table)))
 	case e.sw < 0:
 		if e.peer != w.m.owner[w.lid] {
 			w.deadEnd(s, out, entry, "leads to "+w.m.f.PortString(e.peer)+", which does not hold it")
@@ -140,9 +140,9 @@ func (w *walker) deadEnd(s int32, out uint8, entry, what string) {
 	name := w.m.f.Name(w.m.sw[s])
 	var msg string
 	if out == lft.Drop {
-		msg = fmt.Sprintf("LID %#04x: %s (%s entry) %s", w.lid, name, entry, what)
+		msg = fmt.Sprintf("LID %#04x: %s (%s entry) %s", w.lid, name, spell(entry), what)
 	} else {
-		msg = fmt.Sprintf("LID %#04x: %s port %d (%s entry) %s", w.lid, name, out, entry, what)
+		msg = fmt.Sprintf("LID %#04x: %s port %d (%s entry) %s", w.lid, name, out, spell(entry), what)
 	}
 	w.dead.note(w.lid, msg)
 }
