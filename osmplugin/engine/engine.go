@@ -19,6 +19,7 @@ import (
 	"slimroute/jobs"
 	"slimroute/lft"
 	"slimroute/pipeline"
+	"slimroute/transition"
 )
 
 // State is one finished computation or repair; it is replaced whole,
@@ -87,12 +88,14 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
 	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
 	jobsText, why := jobsFor(f, &cfg, cfgPath)
+	jobsChanged := false
 	switch {
 	case last == nil || (cfg.Repair != nil && !*cfg.Repair):
 	case !bytes.Equal(last.settings, settings):
 		why += fmt.Sprintf("the settings file %s changed since the last routing; recomputing in full; ", cfgPath)
 	case !bytes.Equal(last.jobs, jobsText):
 		why += fmt.Sprintf("the job file %s changed since the last routing; recomputing in full; ", cfg.Jobs)
+		jobsChanged = true
 	default:
 		st, text, ok := repairLast(last, f, cfg)
 		if ok {
@@ -113,6 +116,9 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		}
 		return nil, err
 	}
+	if jobsChanged {
+		why += switchOver(last.tables, res.Tables)
+	}
 	sent := ""
 	if last != nil {
 		// what the full recompute moves: OpenSM sends what differs
@@ -129,6 +135,31 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		st.origin = last.origin
 	}
 	return st.indexed(), nil
+}
+
+// switchOver is what OpenSM's log says of the switch-over from the last
+// routing to the new one (package transition: every mix of their LFT
+// entries, path SLs and SL2VL tables while the switches are programmed
+// one after the other and hosts still hold old path records).
+func switchOver(old, new *lft.Tables) string {
+	rep, err := transition.Check(old, new)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("switch-over not judged (%v); ", err)
+	case rep.Safe():
+		return fmt.Sprintf("switch-over judged safe (%d LFT entries, %d path SLs change); ", rep.Changed.Entries, rep.Changed.PathSLs)
+	}
+	var found []string
+	if rep.Loop != nil {
+		found = append(found, fmt.Sprintf("forwarding loops toward %d LIDs, first %s", rep.Loops, rep.Loop))
+	}
+	if rep.Cycle != nil {
+		found = append(found, fmt.Sprintf("a credit loop of %d channels, first %s", len(rep.Cycle), rep.Cycle[0]))
+	}
+	if rep.DeadEnds > 0 {
+		found = append(found, fmt.Sprintf("%d dead ends, first %s", rep.DeadEnds, rep.Dead[0]))
+	}
+	return fmt.Sprintf("WARNING: switch-over NOT safe while the switches are programmed (%d LFT entries, %d path SLs change): %s; ", rep.Changed.Entries, rep.Changed.PathSLs, strings.Join(found, "; "))
 }
 
 // jobsFor sets cfg.Traffic from the job file the settings name (jobs =

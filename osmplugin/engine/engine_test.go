@@ -510,9 +510,10 @@ func TestPluginRoutesForTheJobFile(t *testing.T) {
 	}
 	write(jobsFile, "1 "+strings.Join(hosts[:60], ",")+" ring\n")
 	changed, err := Compute(js, cfg, 2, again)
-	if err != nil || !strings.Contains(changed.Summary(), "the job file jobs.txt changed since the last routing; recomputing in full") {
+	if err != nil || !strings.Contains(changed.Summary(), "the job file jobs.txt changed since the last routing; recomputing in full") || !strings.Contains(changed.Summary(), "switch-over") {
 		t.Fatalf("a changed job file: %v %s", err, changed.Summary())
 	}
+	t.Log(changed.Summary())
 	write(jobsFile, "1 nosuchhost[01-02] ring\n")
 	bad, err := Compute(js, cfg, 2, changed)
 	if err != nil || !strings.Contains(bad.Summary(), "routing without the jobs") || !strings.Contains(bad.Summary(), "nosuchhost01") {
