@@ -148,6 +148,7 @@ func TestIBDMChkAgreesAfterCablesFail(t *testing.T) {
 // the path SLs and SL2VL tables.
 func TestIBDMChkAgreesOnGeneratedFailures(t *testing.T) {
 	ibsimtest.Require(t, "ibdmchk")
+	t.Parallel() // (files and ibdmchk only; overlaps the other long e2e tests)
 	cases := []struct{ q, cables, switches int }{
 		{5, 2, 0}, {5, 5, 0}, {5, 8, 0}, {5, 0, 1}, {5, 0, 2}, {5, 3, 1},
 		{7, 1, 0}, {7, 16, 0}, {7, 0, 2},

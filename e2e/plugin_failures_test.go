@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,116 +15,84 @@ import (
 	"slimroute/fabric"
 	"slimroute/internal/ibsimtest"
 	"slimroute/lft"
-	"slimroute/pipeline"
 	"slimroute/repair"
 	"slimroute/verify"
 )
 
 // TestPluginRoutesOnFourVLsAsCablesFail runs the plugin inside OpenSM on
 // the simulated q=7 Slim Fly with 4 VLs (LMC 2, QoS on, vls = 4, deadlock
-// auto), unplugs cables one after another through ibsim's console, then
-// plugs them back in one after another, and finally asks for a full
-// recompute (the settings file edited, SIGHUP). After each re-sweep the
-// plugin must have programmed tables (not left OpenSM to a fallback):
-// after a cable fails it repairs its last routing (or, where the repair
-// refuses, recomputes), after a cable comes back it repairs too (routes
-// whose intact path is whole again return to it), after the settings
-// changed it recomputes in full, so ibroute on every switch equals the
-// tables the same repair or the pipeline predicts offline, and a repair's count of
-// changed entries is the tables' difference; the SL2VL tables read back
-// from the switches at the cable's ends and three others equal ours (all
-// 98 switches take minutes; TestPluginProgramsOurRouting reads them all),
-// at most 4 VLs are in use, and our verifier finds OpenSM's dump with our
-// SLs and SL2VL deadlock-free. With every cable back, every switch's LFT
-// as ibroute reads it holds the bytes it held before the first one failed.
+// auto), unplugs five cables one after another and then a switch through
+// ibsim's console, plugs them back in one after another (the switch
+// first), and finally asks for a full recompute (the settings file edited,
+// SIGHUP). Every sweep after a change must be a repair of the plugin's
+// last routing (routes whose intact path is whole again returning to it),
+// so ibroute on every switch equals the tables the same repair predicts
+// offline, a repair's count of changed entries is the tables' difference,
+// and what OpenSM sends (LFT blocks, SL2VL tables) is logged per sweep;
+// the SL2VL tables read back from switches near the change and three
+// others equal ours (all 98 switches take minutes; TestPluginProgramsOurRouting
+// reads them all), at most 4 VLs are in use, and our verifier finds
+// OpenSM's dump with our SLs and SL2VL deadlock-free. With everything
+// back, every switch's LFT as ibroute reads it holds the bytes it held
+// before the first cable failed; after the settings changed the plugin
+// recomputes in full, to the same tables.
 func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 	ibsimtest.Require(t, "opensm", "ibroute", "smpquery")
+	t.Parallel() // (its own ibsim and OpenSM; overlaps the other long e2e tests)
 	begin := time.Now()
 	plugin := buildPlugin(t)
 	rt := routeCase(t, caseQ7, "auto")
 	sim, sm := startWithPlugin(t, plugin, rt, settingsQ7)
 	waitForSweep(t, sm, 1)
 	intact := checkIBRoute(t, sim, rt)
-
-	// three inter-switch cables, drawn with a fixed seed, one after another
-	var inter []int
-	for i, l := range rt.f.Links() {
-		if rt.f.Node(l.A.Node).Kind == fabric.Switch && rt.f.Node(l.B.Node).Kind == fabric.Switch {
-			inter = append(inter, i)
-		}
-	}
 	rng := rand.New(rand.NewPCG(14, 14))
-	var failed []int
-	last, repairs, sweeps := rt.tab, 0, 1
-	for step := 1; step <= 3; step++ {
-		li := inter[rng.IntN(len(inter))]
-		for contains(failed, li) {
-			li = inter[rng.IntN(len(inter))]
-		}
-		failed = append(failed, li)
-		l := rt.f.Links()[li]
-		broken, err := rt.f.Without(nil, failed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// the plugin repairs its last routing; where that cannot be done it
-		// recomputes, as the pipeline does offline
-		tab, st, err := repair.Repair(last, broken, repair.Options{Workers: 2, VLs: 4, Base: rt.tab})
-		if err != nil {
-			t.Logf("after %d failed cables the repair refuses (%v): the plugin recomputes", step, err)
-			tab = predictQ7(t, broken).tab
-		} else if changed := len(lft.DiffLFTs(last, tab, 1<<30)); changed != st.Changed {
-			t.Fatalf("the repair reports %d changed LFT entries, the tables differ in %d", st.Changed, changed)
-		}
-		sim.Console(t, fmt.Sprintf("Unlink %q[%d]", rt.f.Node(l.A.Node).Name, l.A.Port))
-		sweeps++
-		waitForSweep(t, sm, sweeps)
-		if err == nil {
-			repairs++
-		}
-		if n := strings.Count(sm.Log(), "repaired the last routing"); n != repairs {
-			t.Fatalf("the plugin repaired %d times, want %d:\n%s", n, repairs, sm.Log())
-		}
-		rt2 := &routed{f: broken, tab: tab}
-		last = tab
-		_, rep := checkProgrammed(t, sim, sm, rt2, rt.f, l, rng)
-		how := "recomputed"
-		if err == nil {
-			how = fmt.Sprintf("repaired: %d entries crossed it, %d changed, %d routes on spare SLs %v", st.Crossed, st.Changed, st.Escaped, st.Spares)
-		}
-		t.Logf("cable %s failed (%d down): the plugin's tables as predicted on every switch (%s; %s); SL2VL of 5 switches read back as ours; OpenSM's dump verified acyclic over %d paths on %d VLs (%.0f s)",
-			rt.f.PortString(l.A), step, how, lastSent(sm.Log()), rep.Walks, rep.VLs, time.Since(begin).Seconds())
-	}
-
-	// the cables come back in the order they failed: the plugin repairs
-	// its last routing, each route whose intact path is whole again
-	// returning to it, as the same repair predicts offline
-	var programmed string
-	for i, li := range failed {
-		l := rt.f.Links()[li]
-		now, err := rt.f.Without(nil, failed[i+1:])
-		if err != nil {
-			t.Fatal(err)
-		}
+	outs := drawOutages(rt.f, rng, 5)
+	last, sweeps := rt.tab, 1
+	for i := range outs {
+		down := outs[:i+1]
+		now := withoutOutages(t, rt.f, down)
 		tab, st, err := repair.Repair(last, now, repair.Options{Workers: 2, VLs: 4, Base: rt.tab})
 		if err != nil {
-			t.Fatalf("the repair refuses a cable back: %v", err)
+			t.Fatalf("after %s the repair refuses (%v): the plugin would recompute", outs[i].name(rt.f), err)
 		}
-		sim.Console(t, fmt.Sprintf("ReLink %q[%d]", rt.f.Node(l.A.Node).Name, l.A.Port))
+		if changed := len(lft.DiffLFTs(last, tab, 1<<30)); outs[i].link >= 0 && changed != st.Changed {
+			// (a switch takes its own and its HCAs' LIDs with it: every
+			// other switch's entries for them are gone, not changed)
+			t.Fatalf("the repair reports %d changed LFT entries, the tables differ in %d", st.Changed, changed)
+		}
+		sim.Console(t, "Unlink "+outs[i].console(rt.f))
 		sweeps++
-		repairs++
 		waitForSweep(t, sm, sweeps)
-		if n := strings.Count(sm.Log(), "repaired the last routing"); n != repairs {
-			t.Fatalf("after %d cables came back the plugin repaired %d times, want %d:\n%s", i+1, n, repairs, sm.Log())
-		}
-		var rep *verify.Report
-		programmed, rep = checkProgrammed(t, sim, sm, &routed{f: now, tab: tab}, rt.f, l, rng)
+		requireRepairs(t, sm, sweeps-1)
+		_, rep := checkProgrammed(t, sim, sm, &routed{f: now, tab: tab}, outs[i].near(rt.f, now), rng)
 		last = tab
-		t.Logf("cable %s back (%d down): repaired, %d entries back to the intact routing's, %d changed, %s; the predicted tables on every switch; SL2VL of 5 switches read back as ours; OpenSM's dump verified acyclic over %d paths on %d VLs (%.0f s)",
-			rt.f.PortString(l.A), len(failed)-i-1, st.Restored, st.Changed, lastSent(sm.Log()), rep.Walks, rep.VLs, time.Since(begin).Seconds())
+		t.Logf("%s down (%d down): repaired as predicted on every switch (%d entries crossed it, %d changed, %d path SLs, %d routes on spare SLs %v; %s); SL2VL read back as ours; OpenSM's dump acyclic over %d paths on %d VLs (%.0f s)",
+			outs[i].name(rt.f), i+1, st.Crossed, st.Changed, st.PathSLs, st.Escaped, st.Spares, lastSent(sm.Log()), rep.Walks, rep.VLs, time.Since(begin).Seconds())
+	}
+
+	// everything comes back, the switch first, then the cables in the
+	// order they failed: each a repair, routes whose intact path is whole
+	// again returning to it, as the same repair predicts offline
+	back := append([]outage{outs[len(outs)-1]}, outs[:len(outs)-1]...)
+	var programmed string
+	for i := range back {
+		now := withoutOutages(t, rt.f, back[i+1:])
+		tab, st, err := repair.Repair(last, now, repair.Options{Workers: 2, VLs: 4, Base: rt.tab})
+		if err != nil {
+			t.Fatalf("the repair refuses %s back: %v", back[i].name(rt.f), err)
+		}
+		sim.Console(t, "ReLink "+back[i].console(rt.f))
+		sweeps++
+		waitForSweep(t, sm, sweeps)
+		requireRepairs(t, sm, sweeps-1)
+		var rep *verify.Report
+		programmed, rep = checkProgrammed(t, sim, sm, &routed{f: now, tab: tab}, back[i].near(rt.f, now), rng)
+		last = tab
+		t.Logf("%s back (%d down): repaired, %d entries back to the intact routing's, %d changed, %s; the predicted tables on every switch; SL2VL read back as ours; OpenSM's dump acyclic over %d paths on %d VLs (%.0f s)",
+			back[i].name(rt.f), len(back)-i-1, st.Restored, st.Changed, lastSent(sm.Log()), rep.Walks, rep.VLs, time.Since(begin).Seconds())
 	}
 	if d := sameLFTBytes(t, rt.f, intact, programmed); d != "" {
-		t.Fatalf("with every cable back, ibroute shows other tables than before the first cable failed: %s", d)
+		t.Fatalf("with everything back, ibroute shows other tables than before the first cable failed: %s", d)
 	}
 
 	// a full recompute on request: edit the settings file, SIGHUP OpenSM
@@ -147,10 +116,113 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 	t.Logf("settings file edited, SIGHUP: the plugin recomputed in full; OpenSM's dump holds the same tables (%.0f s in all)", time.Since(begin).Seconds())
 }
 
+// outage is a cable (link ≥ 0, an index into the fabric's links) or a
+// switch (with its HCAs' cables) that goes down.
+type outage struct {
+	link int
+	sw   fabric.NodeID
+}
+
+// drawOutages draws cables distinct inter-switch cables of f, then a
+// switch at the end of none of them.
+func drawOutages(f *fabric.Fabric, rng *rand.Rand, cables int) []outage {
+	var inter []int
+	for i, l := range f.Links() {
+		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
+			inter = append(inter, i)
+		}
+	}
+	var outs []outage
+	ends := map[fabric.NodeID]bool{}
+	for _, i := range rng.Perm(len(inter))[:cables] {
+		l := f.Links()[inter[i]]
+		outs = append(outs, outage{link: inter[i]})
+		ends[l.A.Node], ends[l.B.Node] = true, true
+	}
+	sws := f.IDsOf(fabric.Switch)
+	for _, i := range rng.Perm(len(sws)) {
+		if !ends[sws[i]] {
+			return append(outs, outage{link: -1, sw: sws[i]})
+		}
+	}
+	return outs
+}
+
+// name says what goes down.
+func (o outage) name(f *fabric.Fabric) string {
+	if o.link >= 0 {
+		return "cable " + f.PortString(f.Links()[o.link].A)
+	}
+	return "switch " + f.Name(o.sw)
+}
+
+// console names it for ibsim's Unlink and ReLink.
+func (o outage) console(f *fabric.Fabric) string {
+	if o.link >= 0 {
+		a := f.Links()[o.link].A
+		return fmt.Sprintf("%q[%d]", f.Name(a.Node), a.Port)
+	}
+	return fmt.Sprintf("%q", f.Name(o.sw))
+}
+
+// near lists switches of now next to the outage, for the SL2VL read-back.
+func (o outage) near(f, now *fabric.Fabric) []fabric.NodeID {
+	var ends []fabric.PortRef
+	if o.link >= 0 {
+		l := f.Links()[o.link]
+		ends = []fabric.PortRef{l.A, l.B}
+	} else {
+		for p := 1; p <= f.Ports(o.sw) && len(ends) < 2; p++ {
+			if peer, ok := f.Peer(fabric.PortRef{Node: o.sw, Port: p}); ok && f.Kind(peer.Node) == fabric.Switch {
+				ends = append(ends, peer)
+			}
+		}
+	}
+	var out []fabric.NodeID
+	for _, e := range ends {
+		if id, ok := now.NodeByName(f.Name(e.Node)); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// withoutOutages is f with the outages down: their cables, and each
+// switch with its HCAs (which OpenSM no longer reaches).
+func withoutOutages(t *testing.T, f *fabric.Fabric, outs []outage) *fabric.Fabric {
+	t.Helper()
+	var nodes []fabric.NodeID
+	var links []int
+	for _, o := range outs {
+		if o.link >= 0 {
+			links = append(links, o.link)
+			continue
+		}
+		nodes = append(nodes, o.sw)
+		for p := 1; p <= f.Ports(o.sw); p++ {
+			if peer, ok := f.Peer(fabric.PortRef{Node: o.sw, Port: p}); ok && f.Kind(peer.Node) != fabric.Switch {
+				nodes = append(nodes, peer.Node)
+			}
+		}
+	}
+	g, err := f.Without(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// requireRepairs requires OpenSM's log to hold n repairs by the plugin.
+func requireRepairs(t *testing.T, sm *ibsimtest.SM, n int) {
+	t.Helper()
+	if got := strings.Count(sm.Log(), "repaired the last routing"); got != n {
+		t.Fatalf("the plugin repaired %d times, want %d:\n%s", got, n, sm.Log())
+	}
+}
+
 // settingsQ7 is the plugin's settings file in TestPluginRoutesOnFourVLsAsCablesFail.
 const settingsQ7 = "layers = 4\ndeadlock = \"auto\"\nvls = 4\nseed = 1\n"
 
-// predictQ7 is what the plugin computes in full for fabric f with settingsQ7.
 // lastSent is what the plugin's last repair said OpenSM sends ("to send:
 // N LFT blocks, M SL2VL tables"), from OpenSM's log.
 func lastSent(log string) string {
@@ -165,27 +237,15 @@ func lastSent(log string) string {
 	return log[i : i+end]
 }
 
-func predictQ7(t *testing.T, f *fabric.Fabric) *routed {
-	t.Helper()
-	res, err := pipeline.Run(f, pipeline.Config{Layers: 4, Deadlock: "auto", VLs: 4, Seed: 1, LMC: -1, Workers: 2})
-	if err != nil {
-		t.Fatalf("the pipeline cannot route on 4 VLs: %v", err)
-	}
-	return &routed{f: f, r: res.Routing, a: res.Assignment, tab: res.Tables}
-}
-
 // checkProgrammed requires what OpenSM holds after a sweep to be rt's:
-// ibroute on every switch, the SL2VL tables of the ends of cable l (of
-// fabric full) and of three switches drawn by rng and of an HCA port on
-// each of them, and our verifier on
-// OpenSM's dump with at most 4 VLs. It returns ibroute's output and the
-// verifier's report.
-func checkProgrammed(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed, full *fabric.Fabric, l fabric.Link, rng *rand.Rand) (string, *verify.Report) {
+// ibroute on every switch, the SL2VL tables of the switches near (next
+// to the change) and of three switches drawn by rng and of an HCA port
+// on each of them, and our verifier on OpenSM's dump with at most 4 VLs.
+// It returns ibroute's output and the verifier's report.
+func checkProgrammed(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed, near []fabric.NodeID, rng *rand.Rand) (string, *verify.Report) {
 	t.Helper()
 	text := checkIBRoute(t, sim, rt)
-	a, _ := rt.f.NodeByName(full.Name(l.A.Node))
-	b, _ := rt.f.NodeByName(full.Name(l.B.Node))
-	sample := []fabric.NodeID{a, b}
+	sample := slices.Clone(near)
 	sws := rt.tab.Switches()
 	for i := 0; i < 3; i++ {
 		sample = append(sample, sws[rng.IntN(len(sws))])
@@ -254,13 +314,4 @@ func waitForSweep(t *testing.T, sm *ibsimtest.SM, n int) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

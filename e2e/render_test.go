@@ -162,6 +162,7 @@ func outsideThePage(t *testing.T, sheet string) (checked string, outside []strin
 // requires every element to lie on the page: inside the viewBox for the
 // rack diagram, within the printable A4 width for the HTML sheets.
 func TestCablingSheetsStayOnThePage(t *testing.T) {
+	t.Parallel() // (own files and Chromium profiles; overlaps the other long e2e tests)
 	specs, err := filepath.Glob("../testdata/specs/*.toml")
 	if err != nil || len(specs) == 0 {
 		t.Fatalf("no specs in testdata/specs: %v", err)
