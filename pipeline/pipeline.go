@@ -76,6 +76,9 @@ type Result struct {
 	LIDs       *lft.LIDs
 	Tables     *lft.Tables
 	Verify     *verify.Report
+	// Spare is the (SL, VL) pair the tables keep for a repair's routes
+	// (spare.go; no path uses it), SL 0 for none.
+	Spare struct{ SL, VL uint8 }
 	// Stages holds the wall time of each stage, in order: lids, layers,
 	// vls, tables, verify.
 	Stages []Stage
@@ -129,7 +132,11 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("vls")
-	res.Tables, err = lft.Build(f, res.LIDs, r, res.Assignment, c.Workers)
+	vls := withSpare(f, res.Assignment, c.VLs)
+	if sp, ok := vls.(spareVLs); ok {
+		res.Spare.SL, res.Spare.VL = sp.sl, sp.vl
+	}
+	res.Tables, err = lft.Build(f, res.LIDs, r, vls, c.Workers)
 	if err != nil {
 		return nil, err
 	}

@@ -213,16 +213,18 @@ func TestRouteWritesVerifiedFilesDeterministically(t *testing.T) {
 			t.Fatalf("route output:\n%s", out)
 		}
 		// the summary's counts are those of the files: one VL per hop of
-		// the longest route (3 on q=5, diameter 2 plus one for the
-		// almost-minimal layers), as many SLs as path-sl.txt uses
+		// the longest route (3 on q=5, diameter 2 plus one for
+		// the almost-minimal layers), and the spare VL a repair would
+		// open (SL 5 on VL 3), as many SLs as path-sl.txt uses
 		var vls, sls int
 		for _, line := range strings.Split(out, "\n") {
 			if i := strings.Index(line, "uses "); i >= 0 && strings.HasPrefix(line, "deadlock scheme hops") {
 				fmt.Sscanf(line[i:], "uses %d VLs and %d SLs", &vls, &sls)
 			}
 		}
-		if want := usedDigits(t, filepath.Join(dir, "sl2vl.txt"), "0x"); vls != 3 || vls != want {
-			t.Errorf("route says %d VLs; sl2vl.txt uses %d, the hop scheme on 3-hop routes 3\n%s", vls, want, out)
+		spare := strings.Contains(out, fmt.Sprintf("; SL %d on VL %d programmed spare", sls, vls))
+		if want := usedDigits(t, filepath.Join(dir, "sl2vl.txt"), "0x"); vls != 3 || !spare || vls+1 != want {
+			t.Errorf("route says %d VLs and a spare: %v; sl2vl.txt uses %d, the hop scheme on 3-hop routes 3 and the spare\n%s", vls, spare, want, out)
 		}
 		if want := usedDigits(t, filepath.Join(dir, "path-sl.txt"), ""); sls != want || sls < 1 || sls > 16 {
 			t.Errorf("route says %d SLs; path-sl.txt uses %d\n%s", sls, want, out)

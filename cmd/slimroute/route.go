@@ -34,6 +34,7 @@ type routeSummary struct {
 		VLsUsed       int    `json:"vls_used"`
 		SLsUsed       int    `json:"sls_used"`
 		Packing       string `json:"packing,omitempty"`
+		Spare         string `json:"spare_sl2vl,omitempty"` // kept for a repair's routes, used by none
 		RoutesOnCycle int    `json:"routes_on_cycle,omitempty"`
 	} `json:"deadlock"`
 	LIDs struct {
@@ -163,6 +164,9 @@ func routeFiles(f *fabric.Fabric, cfg pipeline.Config, res *pipeline.Result, ibd
 	sum.Deadlock.Scheme = string(a.Scheme)
 	sum.Deadlock.VLsNeeded, sum.Deadlock.VLsUsed, sum.Deadlock.SLsUsed = a.Needed, a.VLs, a.SLs
 	sum.Deadlock.Packing, sum.Deadlock.RoutesOnCycle = a.Packing, a.RoutesOnCycle
+	if res.Spare.SL != 0 {
+		sum.Deadlock.Spare = fmt.Sprintf("SL %d on VL %d", res.Spare.SL, res.Spare.VL)
+	}
 	sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC()), lids.NumPorts(), int(lids.Top())
 	sum.Verify = rep
 	for _, p := range tab.Unreachable() {
@@ -294,6 +298,9 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 	fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
 	if a.Packing != "" {
 		fmt.Fprintf(out, " (%s)", a.Packing)
+	}
+	if sum.Deadlock.Spare != "" {
+		fmt.Fprintf(out, "; %s programmed spare, for a repair's routes", sum.Deadlock.Spare)
 	}
 	fmt.Fprintln(out)
 	if a.RoutesOnCycle > 0 {
