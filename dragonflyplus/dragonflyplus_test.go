@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
-	"strconv"
 	"testing"
 
 	"slimroute/dragonflyplus"
 	"slimroute/internal/designcheck"
-	"slimroute/internal/procstat"
+	"slimroute/internal/refusal"
 )
 
 // TestEveryDragonflyPlusIsOne: 150 drawn shapes (1 to 4 leaves, spines,
@@ -55,18 +54,8 @@ var adviceGroups = regexp.MustCompile(`use groups=(\d+)`)
 // that cannot share the global cables evenly, and fabrics beyond one
 // subnet's LIDs are refused within 64 KiB; an advised group count builds.
 func TestShapesThatDoNotFitAreRefusedBeforeAllocation(t *testing.T) {
-	for _, p := range []dragonflyplus.Params{{}, {Radix: 300}, {Radix: 8, Groups: 6}, {Radix: 40}, {Radix: 8, Leaves: 9}, {Leaves: 1 << 40, Spines: 1, Global: 1, Endpoints: 1},
-		{Radix: 8, Groups: 1}, {Radix: 8, Endpoints: -2}} {
-		var err error
-		if n := procstat.Allocated(func() { _, err = dragonflyplus.Build(p) }); err == nil || n > 64<<10 {
-			t.Fatalf("%+v: %v after %d bytes", p, err, n)
-		}
-		if m := adviceGroups.FindStringSubmatch(err.Error()); m != nil {
-			p.Groups, _ = strconv.Atoi(m[1])
-			if _, err2 := dragonflyplus.Build(p); err2 != nil {
-				t.Errorf("%v\n  advised groups=%s, which fails: %v", err, m[1], err2)
-			}
-		}
-		t.Log(err)
-	}
+	cases := []dragonflyplus.Params{{}, {Radix: 300}, {Radix: 8, Groups: 6}, {Radix: 40}, {Radix: 8, Leaves: 9}, {Leaves: 1 << 40, Spines: 1, Global: 1, Endpoints: 1},
+		{Radix: 8, Groups: 1}, {Radix: 8, Endpoints: -2}}
+	refusal.Check(t, cases, func(p dragonflyplus.Params) error { _, err := dragonflyplus.Build(p); return err },
+		refusal.Advice[dragonflyplus.Params]{Pattern: adviceGroups, Follow: func(p dragonflyplus.Params, n int) dragonflyplus.Params { p.Groups = n; return p }})
 }

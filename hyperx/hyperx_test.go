@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
-	"strconv"
 	"testing"
 
 	"slimroute/hyperx"
 	"slimroute/internal/designcheck"
-	"slimroute/internal/procstat"
+	"slimroute/internal/refusal"
 )
 
 // TestEveryHyperXIsAHammingGraph: 200 drawn shapes (1 to 3 dimensions of
@@ -46,18 +45,8 @@ var adviceEndpoints = regexp.MustCompile(`at most (\d+) endpoints`)
 // switches, ports or LIDs are refused within 64 KiB, and advised endpoint
 // counts build.
 func TestShapesThatDoNotFitAreRefusedBeforeAllocation(t *testing.T) {
-	for _, p := range []hyperx.Params{{}, {Dims: []int{2, 2, 2, 2, 2, 2, 2}}, {Dims: []int{1 << 40, 2}}, {Dims: []int{200, 200}}, {Dims: []int{1, 4}},
-		{Dims: []int{100, 100, 100}}, {Dims: []int{150, 150}, Trunk: 1, Endpoints: 3}, {Dims: []int{12, 8}, Radix: 20}, {Dims: []int{4}, Trunk: -1}} {
-		var err error
-		if n := procstat.Allocated(func() { _, err = hyperx.Build(p) }); err == nil || n > 64<<10 {
-			t.Fatalf("%+v: %v after %d bytes", p, err, n)
-		}
-		if m := adviceEndpoints.FindStringSubmatch(err.Error()); m != nil {
-			p.Endpoints, _ = strconv.Atoi(m[1])
-			if _, err2 := hyperx.Build(p); err2 != nil {
-				t.Errorf("%v\n  advised %s endpoints, which fails: %v", err, m[1], err2)
-			}
-		}
-		t.Log(err)
-	}
+	cases := []hyperx.Params{{}, {Dims: []int{2, 2, 2, 2, 2, 2, 2}}, {Dims: []int{1 << 40, 2}}, {Dims: []int{200, 200}}, {Dims: []int{1, 4}},
+		{Dims: []int{100, 100, 100}}, {Dims: []int{150, 150}, Trunk: 1, Endpoints: 3}, {Dims: []int{12, 8}, Radix: 20}, {Dims: []int{4}, Trunk: -1}}
+	refusal.Check(t, cases, func(p hyperx.Params) error { _, err := hyperx.Build(p); return err },
+		refusal.Advice[hyperx.Params]{Pattern: adviceEndpoints, Follow: func(p hyperx.Params, n int) hyperx.Params { p.Endpoints = n; return p }})
 }

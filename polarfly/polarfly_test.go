@@ -5,12 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
-	"strconv"
 	"testing"
 
 	"slimroute/fabric"
 	"slimroute/internal/designcheck"
-	"slimroute/internal/procstat"
+	"slimroute/internal/refusal"
 	"slimroute/polarfly"
 )
 
@@ -90,20 +89,10 @@ var adviceEndpoints = regexp.MustCompile(`at most (\d+) endpoints per switch`)
 // prime power, or too many endpoints for the radix or the LIDs is refused
 // within 64 KiB, and the endpoints advised then build.
 func TestTooLargeIsRefusedBeforeAllocation(t *testing.T) {
-	for _, p := range []polarfly.Params{{Q: math.MaxInt}, {Q: polarfly.MaxQ() + 1}, {Q: 1000003}, {Q: 6}, {Q: 0}, {Q: 13, Radix: 20},
-		{Q: 127, Endpoints: 3}, {Q: 7, Endpoints: -1}, {Q: 7, Radix: 300}} {
-		var err error
-		if n := procstat.Allocated(func() { _, err = polarfly.Build(p) }); err == nil || n > 64<<10 {
-			t.Fatalf("%+v: %v after %d bytes", p, err, n)
-		}
-		if m := adviceEndpoints.FindStringSubmatch(err.Error()); m != nil {
-			p.Endpoints, _ = strconv.Atoi(m[1])
-			if _, err2 := polarfly.Build(p); err2 != nil {
-				t.Errorf("%v\n  advised %s endpoints, which fails: %v", err, m[1], err2)
-			}
-		}
-		t.Log(err)
-	}
+	cases := []polarfly.Params{{Q: math.MaxInt}, {Q: polarfly.MaxQ() + 1}, {Q: 1000003}, {Q: 6}, {Q: 0}, {Q: 13, Radix: 20},
+		{Q: 127, Endpoints: 3}, {Q: 7, Endpoints: -1}, {Q: 7, Radix: 300}}
+	refusal.Check(t, cases, func(p polarfly.Params) error { _, err := polarfly.Build(p); return err },
+		refusal.Advice[polarfly.Params]{Pattern: adviceEndpoints, Follow: func(p polarfly.Params, n int) polarfly.Params { p.Endpoints = n; return p }})
 	if _, err := polarfly.Build(polarfly.Params{Q: polarfly.MaxQ(), Endpoints: 1}); err != nil {
 		t.Errorf("the largest q with one endpoint per switch: %v", err)
 	}
