@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"slimroute/fabric"
+	"slimroute/internal/failures"
 	"slimroute/internal/ibsimtest"
 	"slimroute/lft"
 	"slimroute/repair"
@@ -132,12 +133,7 @@ type outage struct {
 // drawOutages draws cables distinct inter-switch cables of f, then a
 // switch at the end of none of them.
 func drawOutages(f *fabric.Fabric, rng *rand.Rand, cables int) []outage {
-	var inter []int
-	for i, l := range f.Links() {
-		if f.Node(l.A.Node).Kind == fabric.Switch && f.Node(l.B.Node).Kind == fabric.Switch {
-			inter = append(inter, i)
-		}
-	}
+	inter := failures.InterSwitch(f)
 	var outs []outage
 	ends := map[fabric.NodeID]bool{}
 	for _, i := range rng.Perm(len(inter))[:cables] {

@@ -132,13 +132,7 @@ func placeRequest(c *cli.Context) ([]jobs.Job, jobs.PlaceRequest, error) {
 		}
 		req.Free = free
 	}
-	file := c.String("jobs")
-	fh, err := openInput(file)
-	if err != nil {
-		return nil, req, err
-	}
-	defer fh.Close()
-	running, err := jobs.Read(fh, file)
+	running, err := readJobs(c.String("jobs"))
 	return running, req, err
 }
 

@@ -171,10 +171,7 @@ func jobsFor(f *fabric.Fabric, cfg *pipeline.Config, cfgPath string) (text []byt
 	if cfg.Jobs == "" {
 		return nil, ""
 	}
-	file := cfg.Jobs
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(filepath.Dir(cfgPath), file)
-	}
+	file := besideSettings(cfgPath, cfg.Jobs)
 	text, err := os.ReadFile(file)
 	if err == nil {
 		var js []jobs.Job
@@ -186,6 +183,15 @@ func jobsFor(f *fabric.Fabric, cfg *pipeline.Config, cfgPath string) (text []byt
 		return text, fmt.Sprintf("jobs = %q: %v; routing without the jobs; ", cfg.Jobs, err)
 	}
 	return text, ""
+}
+
+// besideSettings is the path of a file the settings file cfgPath names:
+// relative to the settings file's directory unless absolute.
+func besideSettings(cfgPath, file string) string {
+	if filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(filepath.Dir(cfgPath), file)
 }
 
 // readSettings reads the plugin's settings file ("" for the defaults) and

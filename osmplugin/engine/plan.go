@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"slimroute/fabric"
@@ -30,10 +29,7 @@ func Prepare(cfgPath string, workers int, clock func() time.Time) (*Plan, error)
 	if err != nil || cfg.Plan == "" {
 		return nil, err
 	}
-	file := cfg.Plan
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(filepath.Dir(cfgPath), file)
-	}
+	file := besideSettings(cfgPath, cfg.Plan)
 	start := clock()
 	f, err := readPlan(file)
 	if err != nil {
