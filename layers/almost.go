@@ -125,7 +125,7 @@ func buildAlmost(g *graph, r *Routing, load []int64, seed uint64) {
 			reps = append(reps, d)
 		}
 	}
-	plans := planAll(g, r, ws[:])
+	plans := planAll(g, r, ws[:], reps)
 	for w := range ws {
 		ws[w].plans = plans
 	}

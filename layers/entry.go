@@ -298,19 +298,27 @@ func (p *entryPlan) improve(groups, spread int) {
 	}
 }
 
-// planAll computes every destination switch's colouring before the layers
-// are built, the switches split over the workers (each colouring depends
-// on its switch only). It plans nothing when the bounds let a neighbour
-// use its direct cable.
-func planAll(g *graph, r *Routing, ws []*almost) []*entryPlan {
+// planAll computes the colouring of every switch the destinations reps
+// hang off before the layers are built (only those are searched: on a
+// symmetric fabric one switch per orbit), the switches split over the
+// workers (each colouring depends on its switch only). It plans nothing
+// when the bounds let a neighbour use its direct cable.
+func planAll(g *graph, r *Routing, ws []*almost, reps []int) []*entryPlan {
 	if lo, _ := r.Bounds.of(1); lo <= 1 {
 		return nil
 	}
-	S := len(g.adj)
-	plans := make([]*entryPlan, S)
+	var ts []int
+	seen := make([]bool, len(g.adj))
+	for _, d := range reps {
+		if t := g.dests[d].Switch; !seen[t] {
+			seen[t] = true
+			ts = append(ts, t)
+		}
+	}
+	plans := make([]*entryPlan, len(g.adj))
 	work := func(w int) {
-		for t := w; t < S; t += len(ws) {
-			plans[t] = ws[w].planFor(t)
+		for i := w; i < len(ts); i += len(ws) {
+			plans[ts[i]] = ws[w].planFor(ts[i])
 		}
 	}
 	if !g.parallel {
