@@ -75,7 +75,10 @@ type Assignment struct {
 	LongRoutes int
 
 	r  *layers.Routing
-	sl [][]uint8 // [layer][d*S + s]; layers ≥ 1 hold endpoints only
+	sl [][]uint8 // [layer][d*S + s]; layers ≥ 1 hold endpoints only; nil in the hops scheme
+	// hops scheme: the SLs of routes of five hops or more, per (layer,
+	// destination that owns its trees); the other SLs follow from Colors
+	long map[[2]int32][]longSL
 	// hops scheme: fourHops: hop 3 of four-hop routes on VL 3 (the rule
 	// looks at the switch on the in port); SLs from longSL on carry routes
 	// of five hops or more, on VLs 4, 5, …
@@ -86,8 +89,17 @@ type Assignment struct {
 	peer     [][]int32 // per NodeID, per port: switch index cabled to it, -1 if none
 }
 
+// longSL is the SL of the route from switch s.
+type longSL struct {
+	s  int32
+	sl uint8
+}
+
+// newAssignment returns an assignment of the scheme with every SL 0 and
+// room to store SLs.
 func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
-	a := &Assignment{Scheme: scheme, r: r, VLs: 1, SLs: 1}
+	a := newHopAssignment(r)
+	a.Scheme, a.long = scheme, nil
 	S := r.NumSwitches()
 	a.sl = make([][]uint8, r.NumLayers())
 	for k := range a.sl {
@@ -97,6 +109,13 @@ func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
 		}
 		a.sl[k] = make([]uint8, n*S)
 	}
+	return a
+}
+
+// newHopAssignment returns an assignment of the hops scheme, whose SLs
+// are derived from the colours rather than stored.
+func newHopAssignment(r *layers.Routing) *Assignment {
+	a := &Assignment{Scheme: SchemeHops, r: r, VLs: 1, SLs: 1, long: map[[2]int32][]longSL{}}
 	f := r.Fabric
 	a.hca = make([][]bool, f.NumNodes())
 	a.peer = make([][]int32, f.NumNodes())
@@ -128,15 +147,60 @@ func (a *Assignment) slot(layer, s, d int) *uint8 {
 
 // SL returns the service level of packets from the endpoints of switch s
 // (a switch index) to destination d in a layer.
-func (a *Assignment) SL(layer, s, d int) uint8 { return *a.slot(layer, s, d) }
+func (a *Assignment) SL(layer, s, d int) uint8 {
+	if a.sl == nil {
+		var one [1]uint8
+		a.hopSLs(layer, d, s, one[:])
+		return one[0]
+	}
+	return *a.slot(layer, s, d)
+}
 
 // SLsTo writes the SL of packets from the endpoints of every switch to
 // destination d in a layer into out (one per switch index).
 func (a *Assignment) SLsTo(layer, d int, out []uint8) {
+	if a.sl == nil {
+		a.hopSLs(layer, d, 0, out)
+		return
+	}
 	if layer > 0 && d >= a.r.NumEndpoints() {
 		layer = 0 // switch destinations own one LID: layer 0 only
 	}
 	copy(out, a.sl[layer][d*a.r.NumSwitches():])
+}
+
+// hopSLs writes into out the hops scheme's SLs of the routes from
+// switches first, first+1, … to destination d in a layer: the colour of
+// the route's second switch (AssignHops), the SL packed for a route of
+// five hops or more, 0 where no route starts (a switch without HCAs, d's
+// own switch).
+func (a *Assignment) hopSLs(layer, d, first int, out []uint8) {
+	r := a.r
+	if layer > 0 && d >= r.NumEndpoints() {
+		layer = 0 // switch destinations own one LID: layer 0 only
+	}
+	own := r.DestSwitch(d)
+	for i := range out {
+		s := first + i
+		out[i] = 0
+		if s != own && r.Hosts(s) > 0 {
+			if y := r.NextSwitch(layer, s, d); y >= 0 {
+				out[i] = uint8(a.Colors[y])
+			}
+		}
+	}
+	if len(a.long) == 0 {
+		return
+	}
+	owner := d
+	if layer > 0 {
+		owner = r.SharedWith(d)
+	}
+	for _, l := range a.long[[2]int32{int32(layer), int32(owner)}] {
+		if i := int(l.s) - first; i >= 0 && i < len(out) {
+			out[i] = l.sl
+		}
+	}
 }
 
 // Routing returns the routing the assignment belongs to.
@@ -153,6 +217,14 @@ func (a *Assignment) VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 		v = uint8(a.VLs - 1)
 	}
 	return v
+}
+
+// VLsFrom writes VL(sw, in, out, sl) for every SL: the VLs do not depend
+// on the out port (lft.InPortVLs).
+func (a *Assignment) VLsFrom(sw fabric.NodeID, in int, vls *[16]uint8) {
+	for sl := range vls {
+		vls[sl] = a.VL(sw, in, 0, uint8(sl))
+	}
 }
 
 func (a *Assignment) vl(sw fabric.NodeID, in, out int, sl uint8) uint8 {

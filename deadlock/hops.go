@@ -105,19 +105,15 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	if need+nLong > opts.VLs {
 		return nil, &vlShortage{need + nLong, fmt.Sprintf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, longest, opts.VLs, need+nLong, need+nLong)}
 	}
-	a := newAssignment(r, SchemeHops)
+	a := newHopAssignment(r)
 	a.Colors, a.fourHops = colors, four > 0 || len(long) > 0
 	a.longSL, a.longVLs = n, nLong
-	// second pass: the SLs
-	eachPath(r, workers, func(_, _ int, p path, hops int) {
-		if hops <= 4 {
-			*a.slot(p.k, p.s, p.d) = uint8(colors[p.v[1]])
-		}
-	})
+	// the SLs are not stored: a route's SL is the colour of its second
+	// switch (see hopSL), but for the routes of five hops or more
 	for i, p := range long {
-		*a.slot(p.k, p.s, p.d) = uint8(n + int(longVL[i]))
+		key := [2]int32{int32(p.k), int32(p.d)}
+		a.long[key] = append(a.long[key], longSL{int32(p.s), uint8(n + int(longVL[i]))})
 	}
-	copySharedSLs(a)
 	a.VLs, a.SLs, a.Needed = need+nLong, n+nLong, need+nLong
 	a.LongRoutes = four + len(long)
 	return a, nil

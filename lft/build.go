@@ -34,6 +34,17 @@ type VLs interface {
 	VL(sw fabric.NodeID, in, out int, sl uint8) uint8
 }
 
+// InPortVLs is a VLs whose SL-to-VL tables depend on the in port only,
+// not on the out port (the hop-indexed and DFSSSP assignments): Build asks
+// it once per in port rather than once per pair of ports.
+type InPortVLs interface {
+	VLs
+	// VLsFrom writes the VL of every SL of a packet arriving on port in
+	// (≥ 1) of switch sw, whatever port it leaves on: VL(sw, in, out, sl)
+	// for every cabled out ≠ in.
+	VLsFrom(sw fabric.NodeID, in int, vls *[16]uint8)
+}
+
 // Build programs routing r with VL assignment a (nil: SL 0 and VL 0
 // everywhere) under the LID plan lids: for every switch and every LID the
 // port toward it, an endpoint's LID base+k following layer k mod L (so
@@ -217,13 +228,22 @@ func setSL2VL(b *Builder, f *fabric.Fabric, sw fabric.NodeID, a VLs) error {
 		_, cabled[p] = f.Peer(fabric.PortRef{Node: sw, Port: p})
 	}
 	vls := make([]uint8, (n+1)*16)
+	byIn, _ := a.(InPortVLs)
 	for in := 0; in <= n; in++ {
 		if in != 0 && !cabled[in] {
 			continue // reads VL 0, as the builder starts
 		}
 		clear(vls)
+		var from [16]uint8
+		if byIn != nil && in != 0 {
+			byIn.VLsFrom(sw, in, &from)
+		}
 		for out := 1; out <= n; out++ {
 			if out == in || !cabled[out] {
+				continue
+			}
+			if byIn != nil && in != 0 {
+				copy(vls[out*16:], from[:])
 				continue
 			}
 			for sl := uint8(0); sl < 16; sl++ {

@@ -3,6 +3,7 @@ package lft
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"slimroute/fabric"
 )
@@ -89,7 +90,12 @@ func (b *Builder) SetSL2VL(sw fabric.NodeID, in int, vls []uint8) error {
 	if in < 0 || in >= len(b.t.vlIn[s]) || len(vls) != len(b.t.vlIn[s])*16 {
 		return fmt.Errorf("%s: SL2VL of in port %d: want ports 0..%d and %d entries", b.t.f.Node(sw).Name, in, len(b.t.vlIn[s])-1, len(b.t.vlIn[s])*16)
 	}
-	vls = b.canonical(sw, in, vls)
+	var small [64 * 16]uint8 // most switches' tables: no allocation unless new
+	buf := small[:0]
+	if len(vls) > len(small) {
+		buf = make([]uint8, 0, len(vls))
+	}
+	vls = b.canonical(buf[:len(vls)], sw, in, vls)
 	for c, row := range b.t.vl[s] {
 		if bytes.Equal(row, vls) {
 			b.t.vlIn[s][in] = uint8(c)
@@ -99,15 +105,16 @@ func (b *Builder) SetSL2VL(sw fabric.NodeID, in int, vls []uint8) error {
 	if len(b.t.vl[s]) > 255 {
 		return fmt.Errorf("%s: more than 256 distinct SL2VL tables", b.t.f.Node(sw).Name)
 	}
-	b.t.vl[s] = append(b.t.vl[s], vls)
+	b.t.vl[s] = append(b.t.vl[s], slices.Clone(vls))
 	b.t.vlIn[s][in] = uint8(len(b.t.vl[s]) - 1)
 	return nil
 }
 
-// canonical returns a copy of vls with VL 0 where no packet can be (out
-// port 0, uncabled ports), and in port 0's VLs toward port in.
-func (b *Builder) canonical(sw fabric.NodeID, in int, vls []uint8) []uint8 {
-	out := make([]uint8, len(vls))
+// canonical writes into out (as long as vls) vls with VL 0 where no packet
+// can be (out port 0, uncabled ports), and in port 0's VLs toward port
+// in, and returns out.
+func (b *Builder) canonical(out []uint8, sw fabric.NodeID, in int, vls []uint8) []uint8 {
+	clear(out)
 	s := b.t.switchIndex(sw)
 	zero := b.t.vl[s][b.t.vlIn[s][0]]
 	cabled := func(p int) bool {

@@ -35,7 +35,7 @@ func withSpare(f *fabric.Fabric, a *deadlock.Assignment, vls int) lft.VLs {
 // spareVLs maps SL sl to VL vl from every in port a switch feeds, to VL
 // 0 from the others; every other SL as a does.
 type spareVLs struct {
-	a      lft.VLs
+	a      *deadlock.Assignment
 	f      *fabric.Fabric
 	sl, vl uint8
 }
@@ -53,4 +53,11 @@ func (s spareVLs) VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 		return s.vl
 	}
 	return 0
+}
+
+// VLsFrom is VL for every SL (lft.InPortVLs): neither a's VLs nor the
+// spare pair depend on the out port.
+func (s spareVLs) VLsFrom(sw fabric.NodeID, in int, vls *[16]uint8) {
+	s.a.VLsFrom(sw, in, vls)
+	vls[s.sl] = s.VL(sw, in, 0, s.sl)
 }
