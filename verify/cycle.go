@@ -1,63 +1,33 @@
 package verify
 
-import "sort"
+import "math/bits"
 
-// digraph is a directed graph over nodes 0..n−1 given as sorted edge lists.
-type digraph struct {
-	n   int
-	off []int   // edges of u are to[off[u]:off[u+1]]
-	to  []int32 // edge heads
-}
-
-// newDigraph builds a digraph from edges (u, v), dropping duplicates.
-func newDigraph(n int, edges [][2]int32) *digraph {
-	sort.Slice(edges, func(i, j int) bool {
-		if edges[i][0] != edges[j][0] {
-			return edges[i][0] < edges[j][0]
-		}
-		return edges[i][1] < edges[j][1]
-	})
-	g := &digraph{n: n, off: make([]int, n+1)}
-	for i, e := range edges {
-		if i > 0 && e == edges[i-1] {
-			continue
-		}
-		g.to = append(g.to, e[1])
-		g.off[e[0]+1]++
-	}
-	for u := 0; u < n; u++ {
-		g.off[u+1] += g.off[u]
-	}
-	return g
-}
-
-// findCycle returns the nodes of one directed cycle (first node not
-// repeated), or nil when the graph is acyclic. Iterative DFS with colours.
-func (g *digraph) findCycle() []int32 {
+// findCycle returns the nodes of one directed cycle of the CDG e holds
+// (first node not repeated), or nil when it is acyclic: an iterative
+// depth-first search with colours, roots in node order and each node's
+// edges in target order, read from the bit rows as they are.
+func (e *edgeSet) findCycle() []int32 {
 	const white, gray, black = 0, 1, 2
-	color := make([]uint8, g.n)
-	next := make([]int, g.n) // next edge to explore per node
+	color := make([]uint8, len(e.rows))
+	next := make([]int32, len(e.rows)) // per node: the first bit of its row not yet explored
 	var stack []int32
-	for root := 0; root < g.n; root++ {
-		if color[root] != white {
+	for root := range e.rows {
+		if color[root] != white || e.rows[root].num == 0 {
 			continue
 		}
 		stack = append(stack[:0], int32(root))
 		color[root] = gray
-		next[root] = g.off[root]
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
-			if next[u] == g.off[u+1] {
+			v, ok := e.nextEdge(u, &next[u])
+			if !ok {
 				color[u] = black
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			v := g.to[next[u]]
-			next[u]++
 			switch color[v] {
 			case white:
 				color[v] = gray
-				next[v] = g.off[v]
 				stack = append(stack, v)
 			case gray:
 				for i := len(stack) - 1; i >= 0; i-- {
@@ -69,4 +39,27 @@ func (g *digraph) findCycle() []int32 {
 		}
 	}
 	return nil
+}
+
+// nextEdge returns the target of u's first edge at or after bit *from of
+// its row and moves *from past it; false when there is none.
+func (e *edgeSet) nextEdge(u int32, from *int32) (int32, bool) {
+	r := e.rows[u]
+	if r.num == 0 {
+		return 0, false
+	}
+	row := e.row(r.num)
+	for i := int(*from) / 64; i < len(row); i++ {
+		w := row[i]
+		if i == int(*from)/64 {
+			w &= ^uint64(0) << (uint(*from) % 64)
+		}
+		if w != 0 {
+			j := int32(i*64 + bits.TrailingZeros64(w))
+			*from = j + 1
+			return r.base + j, true
+		}
+	}
+	*from = int32(len(row) * 64)
+	return 0, false
 }

@@ -68,26 +68,13 @@ func (e *edgeSet) merge(o edgeSet) {
 	}
 }
 
-// list returns the edges ordered by source node, then target.
-func (e *edgeSet) list() [][2]int32 {
+// count returns the number of edges.
+func (e *edgeSet) count() int {
 	n := 0
 	for _, b := range e.blocks {
 		for _, w := range b {
 			n += bits.OnesCount64(w)
 		}
 	}
-	out := make([][2]int32, 0, n)
-	for a, r := range e.rows {
-		if r.num == 0 {
-			continue
-		}
-		for i, w := range e.row(r.num) {
-			for w != 0 {
-				j := int32(i*64 + bits.TrailingZeros64(w))
-				out = append(out, [2]int32{int32(a), r.base + j})
-				w &= w - 1
-			}
-		}
-	}
-	return out
+	return n
 }

@@ -101,9 +101,8 @@ func Check(t *lft.Tables, workers int) (*Report, error) {
 			rep.Channels++
 		}
 	}
-	list := res.edges.list()
-	rep.Dependencies, rep.VLs, rep.MaxVL = len(list), popcount(res.vls), bits.Len16(res.vls)-1
-	for _, node := range newDigraph(lay.channels*16, list).findCycle() {
+	rep.Dependencies, rep.VLs, rep.MaxVL = res.edges.count(), popcount(res.vls), bits.Len16(res.vls)-1
+	for _, node := range res.edges.findCycle() {
 		rep.Cycle = append(rep.Cycle, lay.cycleHop(t.Fabric(), node))
 	}
 	return rep, nil

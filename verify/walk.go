@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"bytes"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -148,7 +150,7 @@ type walker struct {
 	arrive     []int32
 	arriveSeen []uint32
 	slCols     []uint8 // the chunk's path SLs, DLID-major: per group its SL
-	sig        []byte
+	sig, other []byte  // signatures (see signature)
 }
 
 func newWalker(t *lft.Tables, lay *layout, vls *vlTables, groups []sourceGroup, out *walked) *walker {
@@ -181,7 +183,9 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 			w.slCols[i*G+gi] = w.t.ClassSL(g.slClass, dlid) & 15
 		}
 	}
-	seen := map[string][]int32{} // per signature: its DLID's arrivals
+	// per hash of a signature: the DLIDs (index in part) walked with it,
+	// and their arrivals; a hit is confirmed by comparing signatures
+	seen := map[uint64][]walkedDLID{}
 	walks := 0
 	var problems []found
 	problem := func(dlid lft.LID, p string) {
@@ -194,8 +198,9 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 		owner, _, _ := w.t.LIDs().Owner(dlid)
 		dst := owner.Port
 		sls := w.slCols[i*G : (i+1)*G]
-		w.signature(col, dst, sls)
-		if arrive, dup := seen[string(w.sig)]; dup {
+		w.sig = w.signature(w.sig, col, dst, sls)
+		h := maphash.Bytes(sigSeed, w.sig)
+		if arrive, dup := w.walkedBefore(seen[h], part); dup {
 			problem(dlid, w.delivery(arrive, dst, dlid))
 			continue
 		}
@@ -212,7 +217,7 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 				problem(dlid, p)
 			}
 		}
-		seen[string(w.sig)] = slices.Clone(w.arrive)
+		seen[h] = append(seen[h], walkedDLID{i, slices.Clone(w.arrive)})
 		if clean && len(problems) < maxProblems {
 			problem(dlid, w.fromSwitches(col, dst, dlid, uint32(first+i+1)))
 		}
@@ -220,14 +225,42 @@ func (w *walker) walkChunk(part []lft.LID, first int) (int, []found) {
 	return walks, problems
 }
 
-// signature fills w.sig with what the walks toward dlid (owned by dst)
-// depend on: each switch's entry — with "deliver to dlid's owner" as one
+// walkedDLID is a DLID of a unit that was walked (its index in the unit)
+// and where its walks arrived (see arrived).
+type walkedDLID struct {
+	i      int
+	arrive []int32
+}
+
+// sigSeed seeds the signatures' hashes (they only pick candidates).
+var sigSeed = maphash.MakeSeed()
+
+// walkedBefore returns the arrivals of the DLID among cands whose
+// signature is w.sig, if there is one: each candidate's signature is
+// recomputed from the unit's columns (see walkChunk) and compared.
+func (w *walker) walkedBefore(cands []walkedDLID, part []lft.LID) ([]int32, bool) {
+	if len(cands) == 0 {
+		return nil, false
+	}
+	S, G := len(w.lay.switches), len(w.groups)
+	for _, c := range cands {
+		owner, _, _ := w.t.LIDs().Owner(part[c.i])
+		w.other = w.signature(w.other, w.cols[c.i*S:(c.i+1)*S], owner.Port, w.slCols[c.i*G:(c.i+1)*G])
+		if bytes.Equal(w.other, w.sig) {
+			return c.arrive, true
+		}
+	}
+	return nil, false
+}
+
+// signature writes into buf, and returns, what the walks toward a DLID
+// owned by dst depend on: each switch's entry (col) — with "deliver to dlid's owner" as one
 // value, the port it takes to do so aside — and each group's SL (sls). A
 // DLID with the signature of an earlier one (the LIDs of a switch's HCAs,
 // mostly) adds nothing new. Only one switch can deliver to dst: its own
 // switch, or the switch its cable ends in.
-func (w *walker) signature(col []uint8, dst fabric.PortRef, sls []uint8) {
-	w.sig = append(w.sig[:0], col...)
+func (w *walker) signature(buf []byte, col []uint8, dst fabric.PortRef, sls []uint8) []byte {
+	sig := append(buf[:0], col...)
 	home, port := dst.Node, uint8(0)
 	if dst.Port != 0 {
 		at := w.lay.peerOf(dst)
@@ -235,10 +268,10 @@ func (w *walker) signature(col []uint8, dst fabric.PortRef, sls []uint8) {
 	}
 	if home >= 0 {
 		if j := w.lay.swIndex[home]; j >= 0 && col[j] == port {
-			w.sig[j] = 0xFE
+			sig[j] = 0xFE
 		}
 	}
-	w.sig = append(w.sig, sls...)
+	return append(sig, sls...)
 }
 
 // follow walks group g's path toward dlid on SL sl, recording channels and
