@@ -63,11 +63,17 @@ type balancer struct {
 	total   []int64 // the same over all layers
 	cap     int64   // busiest channel's total at the start
 	target  int64
-	floor   int      // a move may take a pair's disjoint paths down to this many
-	members [][]int  // per representative endpoint: those sharing its trees
-	dists   []uint16 // [t*S + s]: hops from s to t
-	dist    []uint16 // the row of the current tree's destination switch
-	tree    treeState
+	floor   int        // a move may take a pair's disjoint paths down to this many
+	members [][]int    // per representative endpoint: those sharing its trees
+	dists   []uint16   // [t*S + s]: hops from s to t
+	dist    []uint16   // the row of the current tree's destination switch
+	tree    *treeState // the tree at hand: own, or one of visited
+	own     treeState
+	// visited keeps, while a layer is balanced, the trees relieve has
+	// read and measured, per representative endpoint (nil: none kept),
+	// so that a tree visited again for another hot channel is not read
+	// again; moves keep them current (see treeState.move)
+	visited []*treeState
 	ms      mendScratch
 	moves   []move
 	hotCh   []int // the layer's channels above target, hottest first
@@ -115,7 +121,9 @@ func balance(g *graph, r *Routing, mend bool) *balancer {
 }
 
 func newBalancer(g *graph, r *Routing) *balancer {
-	return &balancer{g: g, r: r, tree: newTreeState(len(g.adj)), dists: allDistances(g), members: sharers(r)}
+	b := &balancer{g: g, r: r, own: newTreeState(len(g.adj)), dists: allDistances(g), members: sharers(r)}
+	b.tree = &b.own
+	return b
 }
 
 // sharers lists, per representative endpoint, the endpoints sharing its
@@ -154,9 +162,37 @@ func (b *balancer) build(k, d int) {
 		w = int64(len(b.members[d]))
 	}
 	t := b.g.dests[d].Switch
+	b.tree = &b.own
 	b.tree.build(b.g, b.r.next[k][d*S:(d+1)*S], t, w)
 	b.dist = b.dists[t*S : (t+1)*S]
 }
+
+// visit makes layer b.k's tree of representative d, measured, the tree at
+// hand: the one kept from an earlier visit in this layer, else read (and
+// kept, when trees are kept).
+func (b *balancer) visit(d int) {
+	if b.visited == nil {
+		b.build(b.k, d)
+		b.tree.measure(b)
+		return
+	}
+	t, S := b.g.dests[d].Switch, len(b.g.adj)
+	b.dist = b.dists[t*S : (t+1)*S]
+	if ts := b.visited[d]; ts != nil {
+		b.tree = ts
+		return
+	}
+	b.build(b.k, d)
+	b.tree.measure(b)
+	kept := newTreeState(S)
+	kept.copyFrom(b.tree)
+	b.visited[d], b.tree = &kept, &kept
+}
+
+// keptTreesMax bounds the memory of the trees balance keeps per layer
+// (bytes; see visit): about 40 bytes per switch and tree. A variable for
+// the test that compares the pass with and without them.
+var keptTreesMax = 64 << 20
 
 // allDistances returns the hops between every two switches of g, a
 // connected graph: [t*S + s] from s to t. A breadth-first search per
@@ -191,6 +227,11 @@ func (b *balancer) balanceLayer(k int) {
 	clear(b.layer)
 	b.addLayer(k, b.layer)
 	b.target = slackTarget(b.layer)
+	b.visited = nil
+	if b.g.nEP*len(b.g.adj)*40 <= keptTreesMax {
+		b.visited = make([]*treeState, b.g.nEP)
+	}
+	defer func() { b.visited = nil }()
 	for pass := 0; pass < strictPasses+relaxedPasses; pass++ {
 		b.floor = 1 << 30
 		if pass >= strictPasses {
@@ -222,8 +263,7 @@ func (b *balancer) relieve(c int) {
 			continue
 		}
 		misses++
-		b.build(b.k, d)
-		b.tree.measure(b)
+		b.visit(d)
 		for b.layer[c] > b.target && b.r.next[b.k][d*S+u] == i && b.moveFrom(d, int32(u)) {
 			misses = 0
 		}
@@ -235,7 +275,7 @@ func (b *balancer) relieve(c int) {
 // behind u, and reports whether there was one.
 func (b *balancer) moveFrom(d int, u int32) bool {
 	g := b.g
-	ts := &b.tree
+	ts := b.tree
 	b.moves = b.moves[:0]
 	b.sc.subtree = ts.subtree(u, b.sc.subtree[:0])
 	for _, v := range b.sc.subtree {
@@ -284,7 +324,7 @@ func (b *balancer) keep(mv move) {
 // those.
 func (b *balancer) peak(v, j int, u int32) (int64, bool) {
 	g := b.g
-	ts := &b.tree
+	ts := b.tree
 	ch := g.chOff[v] + j
 	y := int(g.peer[ch])
 	if delta := ts.hops[y] + 1 - ts.hops[v]; delta > ts.up[v] || delta < ts.down[v] || ts.inSubtree(g, y, v) {
@@ -311,7 +351,7 @@ func (b *balancer) peak(v, j int, u int32) (int64, bool) {
 // paths to every endpoint sharing the tree.
 func (b *balancer) keepsPairs(d int, mv move) bool {
 	g := b.g
-	ts := &b.tree
+	ts := b.tree
 	b.sc.subtree = ts.subtree(int32(mv.v), b.sc.subtree[:0])
 	for _, s := range b.sc.subtree {
 		if g.hosts[s] == 0 {
@@ -383,7 +423,7 @@ func sharesChannel(x, y []int) bool {
 // with them.
 func (b *balancer) apply(d int, mv move) {
 	g := b.g
-	ts := &b.tree
+	ts := b.tree
 	S := len(g.adj)
 	m := ts.sub[mv.v]
 	b.sc.path = ts.path(g, mv.v, b.sc.path[:0])

@@ -179,3 +179,29 @@ func mostDisjoint(paths [][]int, in func(k, n int) bool) int {
 	}
 	return best
 }
+
+// TestKeptTreesChangeNothing balances the generated fabrics of
+// TestBalanceKeepsItsPromises with and without keeping the trees relieve
+// visits (balancer.visit): a kept tree, brought up to date by its moves,
+// must judge every later move as a tree read afresh does, so the tables
+// are the same.
+func TestKeptTreesChangeNothing(t *testing.T) {
+	defer func(v int) { keptTreesMax = v }(keptTreesMax)
+	forBalanceCases(t, 11, 24, 8, func(i int, f *fabric.Fabric, o Options) {
+		keptTreesMax = 0
+		r0, err := Compute(f, o)
+		if err != nil {
+			return // a draw that split the fabric
+		}
+		keptTreesMax = 1 << 40
+		r1, err := Compute(f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range r0.next {
+			if !slices.Equal(r0.next[k], r1.next[k]) {
+				t.Errorf("case %d, layer %d: the tables differ with the trees kept", i, k)
+			}
+		}
+	})
+}

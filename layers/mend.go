@@ -247,7 +247,7 @@ func (b *balancer) lengthKept(x, h0, h int) bool {
 // tree of representative d, re-homes the switches pushed past their
 // bounds, and keeps the change if it qualifies; it reports whether it did.
 func (b *balancer) tryMend(d int, mv mendMove, want int) bool {
-	ts := &b.tree
+	ts := b.tree
 	ms := &b.ms
 	ms.changed, ms.old, ms.affected = ms.changed[:0], ms.old[:0], ms.affected[:0]
 	for i, v := range mv.path[:len(mv.path)-1] {
@@ -389,7 +389,7 @@ func (b *balancer) commitMend(d int) {
 // it is longer than x's upper bound and distance (or loops).
 func (b *balancer) routeLen(x int) int {
 	g := b.g
-	ts := &b.tree
+	ts := b.tree
 	limit := max(b.hiOf(x), int(b.dist[x]))
 	for h := 0; h <= limit; h++ {
 		if x == ts.t {
@@ -410,7 +410,7 @@ func (b *balancer) hiOf(x int) int {
 // least loaded channel, then the first. With none it keeps x's.
 func (b *balancer) rehome(x int) uint8 {
 	g := b.g
-	ts := &b.tree
+	ts := b.tree
 	dist := int(b.dist[x])
 	lo, hi := b.r.Bounds.of(dist)
 	saved := ts.tab[x]

@@ -25,6 +25,18 @@ func newTreeState(S int) treeState {
 		up: make([]int32, S), down: make([]int32, S)}
 }
 
+// copyFrom makes ts a copy of o (same size), but for byHops, which only
+// build and measure read.
+func (ts *treeState) copyFrom(o *treeState) {
+	ts.tab, ts.t = o.tab, o.t
+	copy(ts.hops, o.hops)
+	copy(ts.sub, o.sub)
+	copy(ts.first, o.first)
+	copy(ts.next, o.next)
+	copy(ts.up, o.up)
+	copy(ts.down, o.down)
+}
+
 // build reads the tree tab to destination switch t, whose every route
 // stands for w destination endpoints.
 func (ts *treeState) build(g *graph, tab []uint8, t int, w int64) {

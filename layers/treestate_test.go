@@ -30,7 +30,7 @@ func TestTreeStateMoveMatchesARebuild(t *testing.T) {
 			k, d := 1+rng.IntN(r.layers-1), r.share[rng.IntN(g.nEP)]
 			b.build(k, d)
 			b.tree.measure(b)
-			ts := &b.tree
+			ts := b.tree
 			for m := 0; m < 30; m++ {
 				v := rng.IntN(S)
 				if v == ts.t {
