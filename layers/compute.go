@@ -12,7 +12,7 @@ import (
 // It runs these passes, each in its own file, and times them
 // (Routing.Passes):
 //
-//	symmetry  a Slim Fly in its design's order, and its translations: search one
+//	symmetry  a Slim Fly (or a HyperX of two dimensions) in its design's order, and its translations: search one
 //	          destination switch per orbit (symmetry.go)
 //	fattree   up/down layers for a Clos or fat tree, and nothing else (fattree.go)
 //	template  the tables of Options.Template where the fabric fits it, and nothing

@@ -1,6 +1,9 @@
 package layers
 
 import (
+	"slices"
+
+	"slimroute/hyperx"
 	"slimroute/slimfly"
 )
 
@@ -19,10 +22,16 @@ import (
 // of the channel's orbit (charge), which is exactly the load of the
 // expanded routing, since the group acts freely; a move priced on several
 // channels keys them by their orbit (chanRep), whose channels all carry
-// the same load. The statistics count the representatives' pairs q times.
+// the same load. The statistics count the representatives' pairs once per
+// element of the group.
 // Recognising the fabric depends on its switch graph only, not on names,
 // GUIDs or the order of the input; a fabric with a failed cable or switch
 // is no Slim Fly and is routed in full.
+//
+// A HyperX of one or two dimensions is routed the same way under its
+// grid's translations (hyperx.Match, hyperx.DesignTranslations): they act
+// on the switches transitively and freely, so one destination switch is
+// searched — for a 12×8 HyperX, 1 of 96.
 
 // symmetry is the group a routing is built invariant under.
 type symmetry struct {
@@ -36,14 +45,16 @@ type symmetry struct {
 }
 
 // findSymmetry returns g in its design's order, with the translations,
-// when g's switch graph is a Slim Fly's without parallel cables: switch s
-// renumbered to the Index of the router it plays (slimfly.Match), each
-// switch's channels in the order slimfly.Build gives its ports (PortOrder).
-// Every numbering of the
-// same Slim Fly is then routed alike, up to an automorphism of the design.
-// The translations are returned when every switch of an orbit has as many
-// endpoints, else nil; g itself and nil when it is no Slim Fly. Cost:
-// recognising the graph (milliseconds up to q = 13) and O(q·C) for the
+// when g's switch graph is a Slim Fly's or a HyperX's of one or two
+// dimensions without parallel cables (recognise): switch s renumbered to
+// the Index of the switch it plays, each switch's channels in the
+// design's order (a Slim Fly's as slimfly.Build gives its ports, a
+// HyperX's by the Index of the peer). Every numbering of the same design
+// is then routed alike, up to an automorphism of the design. The
+// translations are returned when every switch of an orbit has as many
+// endpoints, else nil; g itself and nil when it is no such design. Cost:
+// recognising the graph (a Slim Fly: milliseconds up to q = 13; a
+// HyperX: Σ sizes breadth-first searches) and O(elements·C) for the
 // channel maps.
 func findSymmetry(g *graph) (*graph, *symmetry) {
 	S := len(g.adj)
@@ -51,13 +62,11 @@ func findSymmetry(g *graph) (*graph, *symmetry) {
 	for s := range adj {
 		adj[s] = g.peer[g.chOff[s]:g.chOff[s+1]]
 	}
-	phi := slimfly.Match(adj, slimfly.TranslationBudget)
+	phi, key, tr := recognise(adj, g.chOff[S], g.hosts)
 	if phi == nil {
 		return g, nil
 	}
-	q := slimfly.QOf(S)
-	g = g.renumbered(phi, slimfly.PortOrder(q))
-	tr := slimfly.DesignTranslations(q)
+	g = g.renumbered(phi, key)
 	sym := &symmetry{n: len(tr), sw: tr, rep: make([]int32, S), from: make([]int32, S), first: make([]int32, S)}
 	for s := range sym.first {
 		sym.first[s] = -1
@@ -93,6 +102,36 @@ func findSymmetry(g *graph) (*graph, *symmetry) {
 	}
 	return g, sym
 }
+
+// recognise returns, when adj (with c channels) is a Slim Fly's or a
+// HyperX's of one or two dimensions, an isomorphism onto its design
+// (rank), the design's order of a switch's channels (key: by the rank of
+// the peer switch) and translations of the design. The HyperX's
+// translations are a subgroup when all of them would map more than
+// symmetryEntries channels. A HyperX is taken only with as many endpoints
+// on every switch (else the grid is something else: a 2-ary 2-tree is a
+// 2×2 grid with endpoints on two switches). One of three dimensions or more is
+// searched in full: on 3×3×3 and 4×4×4 its invariant routing had fewer
+// pairs with three disjoint paths (69.2 % and 88.1 % against 70.8 % and
+// 93.4 %), where on two it has more or as many.
+func recognise(adj [][]int32, c int, hosts []int) (rank, key []int32, tr [][]int32) {
+	if phi := slimfly.Match(adj, slimfly.TranslationBudget); phi != nil {
+		q := slimfly.QOf(len(adj))
+		return phi, slimfly.PortOrder(q), slimfly.DesignTranslations(q)
+	}
+	if dims, phi := hyperx.Match(adj); phi != nil && len(dims) <= 2 && !slices.ContainsFunc(hosts, func(h int) bool { return h != hosts[0] }) {
+		key = make([]int32, len(adj))
+		for s := range key {
+			key[s] = int32(s)
+		}
+		return phi, key, hyperx.DesignTranslations(dims, max(1, symmetryEntries/max(c, 1)))
+	}
+	return nil, nil, nil
+}
+
+// symmetryEntries bounds the channel maps of a HyperX's translations
+// (elements × channels): 64 MB of them.
+const symmetryEntries = 1 << 24
 
 // mapChannels appends p's map of the channels, false when a channel has
 // no image (p is no automorphism of the channels).

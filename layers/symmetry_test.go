@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"slimroute/fabric"
+	"slimroute/hyperx"
 	"slimroute/internal/disguise"
 	"slimroute/slimfly"
 )
@@ -23,19 +24,20 @@ import (
 //     switch of s toward d, in every layer;
 //   - no more than 0.5 points fewer pairs with three disjoint paths, every
 //     layer ≥ 1 within 1.3 × its mean or 0.02 above the full search's
-//     ratio (on some disguises the full search leaves a layer at 1.47 ×),
-//     and the busiest channel over all layers (all-to-all traffic) no
-//     more than 1 % above the full search's.
+//     ratio (on some disguises the full search leaves a layer at 1.47 ×)
+//     or its busiest channel at most one route above the full search's
+//     (loads are whole routes: on the 5×3 HyperX one route is 0.18 of a
+//     layer's mean), and the busiest channel over all layers (all-to-all
+//     traffic) no more than 1 % above the full search's.
+//
+// HyperX fabrics of two dimensions are judged alike, under the grid's
+// translations.
 func TestSymmetricRoutingMatchesTheFullSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 1))
-	qs := []int{4, 5, 7, 8}
-	if testing.Short() {
-		qs = []int{4, 5}
-	}
-	for _, q := range qs {
-		plain := builtSlimFly(t, q)
+	for _, design := range symmetricDesigns(t) {
+		plain := design.f
 		for _, disguise := range []bool{false, true} {
-			t.Run(fmt.Sprintf("q=%d/disguised=%v", q, disguise), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/disguised=%v", design.name, disguise), func(t *testing.T) {
 				f := plain
 				if disguise {
 					f = disguised(t, plain, rng)
@@ -46,7 +48,7 @@ func TestSymmetricRoutingMatchesTheFullSearch(t *testing.T) {
 					t.Fatal(err)
 				}
 				if sym.g.sym == nil {
-					t.Fatal("the Slim Fly was not recognised")
+					t.Fatal("the design was not recognised")
 				}
 				o.asymmetric = true
 				full, err := Compute(f, o)
@@ -72,7 +74,7 @@ func checkInvariant(t *testing.T, r *Routing) {
 			adj[s] = append(adj[s], int32(c.Peer))
 		}
 	}
-	tr := slimfly.Translations(adj, slimfly.TranslationBudget)
+	tr := translationsOf(adj)
 	if tr == nil {
 		t.Fatal("no translations found")
 	}
@@ -113,10 +115,14 @@ func judgeAgainstFull(t *testing.T, r, full *Routing) {
 	}
 	loads, fl := walkedLoads(r), walkedLoads(full)
 	L := len(loads) - 1
+	route := int64(0) // the most one switch's endpoints add to a channel
+	for s := range r.NumSwitches() {
+		route = max(route, int64(r.Hosts(s)))
+	}
 	for k := 1; k < L; k++ {
 		x, y := float64(slices.Max(loads[k]))/mean(loads[k]), float64(slices.Max(fl[k]))/mean(fl[k])
-		if x > max(1.3, y+0.02) {
-			t.Errorf("layer %d: busiest channel %.2f × its mean, the full search's %.2f", k, x, y)
+		if x > max(1.3, y+0.02) && slices.Max(loads[k]) > slices.Max(fl[k])+route {
+			t.Errorf("layer %d: busiest channel %.2f × its mean, the full search's %.2f (%d/%.2f, %d/%.2f)", k, x, y, slices.Max(loads[k]), mean(loads[k]), slices.Max(fl[k]), mean(fl[k]))
 		}
 	}
 	x, y := slices.Max(loads[L]), slices.Max(fl[L])
@@ -126,7 +132,8 @@ func judgeAgainstFull(t *testing.T, r, full *Routing) {
 	}
 }
 
-// TestEveryNumberingOfASlimFlyRoutesAlike routes Slim Flies as built and
+// TestEveryNumberingOfASlimFlyRoutesAlike routes Slim Flies (and HyperX
+// fabrics of two dimensions) as built and
 // disguised in several ways (nodes in another order, other GUIDs and
 // names, switch ports permuted) and requires the same routing up to the
 // isomorphism: the same statistics per layer, as many pairs with three
@@ -134,12 +141,8 @@ func judgeAgainstFull(t *testing.T, r, full *Routing) {
 // tables, as sorted lists).
 func TestEveryNumberingOfASlimFlyRoutesAlike(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 2))
-	qs := []int{4, 5, 7}
-	if testing.Short() {
-		qs = []int{4, 5}
-	}
-	for _, q := range qs {
-		plain := builtSlimFly(t, q)
+	for _, design := range symmetricDesigns(t) {
+		plain, q := design.f, design.name
 		o := Options{Layers: 4, Seed: 1, Workers: 2}
 		want, err := Compute(plain, o)
 		if err != nil {
@@ -152,13 +155,13 @@ func TestEveryNumberingOfASlimFlyRoutesAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			if fmt.Sprint(r.Stats) != fmt.Sprint(want.Stats) {
-				t.Errorf("q=%d, disguise %d: layer statistics %v, as built %v", q, i, r.Stats, want.Stats)
+				t.Errorf("%s, disguise %d: layer statistics %v, as built %v", q, i, r.Stats, want.Stats)
 			}
 			if n := pairsWithThree(r); n != wantThree {
-				t.Errorf("q=%d, disguise %d: %d pairs with three disjoint paths, as built %d", q, i, n, wantThree)
+				t.Errorf("%s, disguise %d: %d pairs with three disjoint paths, as built %d", q, i, n, wantThree)
 			}
 			if fmt.Sprint(sortedLoads(r)) != fmt.Sprint(wantLoads) {
-				t.Errorf("q=%d, disguise %d: the channel loads differ from the routing as built", q, i)
+				t.Errorf("%s, disguise %d: the channel loads differ from the routing as built", q, i)
 			}
 		}
 	}
@@ -171,6 +174,60 @@ func sortedLoads(r *Routing) [][]int64 {
 		slices.Sort(l)
 	}
 	return loads
+}
+
+// symmetricDesign is a fabric routed under its design's translations.
+type symmetricDesign struct {
+	name string
+	f    *fabric.Fabric
+}
+
+// symmetricDesigns returns Slim Flies of q = 4, 5, 7, 8 and HyperX
+// fabrics of 4×4, 6×6, 5×3 and 8×4 switches (fewer with -short).
+func symmetricDesigns(t *testing.T) []symmetricDesign {
+	t.Helper()
+	var out []symmetricDesign
+	qs, dims := []int{4, 5, 7, 8}, [][]int{{4, 4}, {6, 6}, {5, 3}, {8, 4}}
+	if testing.Short() {
+		qs, dims = qs[:2], dims[:2]
+	}
+	for _, q := range qs {
+		out = append(out, symmetricDesign{fmt.Sprintf("q=%d", q), builtSlimFly(t, q)})
+	}
+	for _, d := range dims {
+		f, err := hyperx.Build(hyperx.Params{Dims: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, symmetricDesign{fmt.Sprintf("hyperx %dx%d", d[0], d[1]), f})
+	}
+	return out
+}
+
+// translationsOf returns the translations of the Slim Fly or HyperX whose
+// switch graph adj is, as permutations of adj's vertices (nil for none):
+// slimfly.Translations, or the grid's carried over by hyperx.Match's map.
+func translationsOf(adj [][]int32) [][]int32 {
+	if tr := slimfly.Translations(adj, slimfly.TranslationBudget); tr != nil {
+		return tr
+	}
+	dims, phi := hyperx.Match(adj)
+	if phi == nil {
+		return nil
+	}
+	inv := make([]int32, len(phi))
+	for v, x := range phi {
+		inv[x] = int32(v)
+	}
+	var out [][]int32
+	for _, p := range hyperx.DesignTranslations(dims, len(adj)) {
+		img := make([]int32, len(p))
+		for v := range adj {
+			img[v] = inv[p[phi[v]]]
+		}
+		out = append(out, img)
+	}
+	return out
 }
 
 // builtSlimFly returns the Slim Fly of q as slimfly.Build makes it.
