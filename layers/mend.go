@@ -25,9 +25,14 @@ import (
 //     schemes' VL counts stay);
 //   - no pair on those routes ends with fewer than min(before, 3) disjoint
 //     in-bounds paths; and
-//   - no channel the changed routes load more ends above the layer's target
-//     (balanceSlack × its mean, and no more than its busiest channel) or
-//     the busiest channel's load over all layers.
+//   - no channel the changed routes load more ends above the layer's
+//     busiest channel as balance left it, or the busiest channel's load
+//     over all layers. (Balance's own target, balanceSlack × the mean,
+//     held a Dragonfly+ of radix 8 at 193 pairs short of its ceiling of
+//     three disjoint paths, 97.4 % of it, where its global cables keep a
+//     layer's busiest at 2.4 × the mean: with the busiest as the bound
+//     every such pair is mended, all-to-all and every layer's busiest
+//     load unchanged, random permutations 4.550 → 4.575.)
 //
 // It runs after balance, so the loads balance reached stay: no layer's
 // busiest channel rises, nor the busiest over all layers, which all-to-all
@@ -107,15 +112,15 @@ func (b *balancer) mend() {
 	}
 }
 
-// mendTargets returns the loads of layers 1..L−1 and their targets:
-// balanceSlack × the layer's mean, and no more than its busiest channel.
+// mendTargets returns the loads of layers 1..L−1 and their targets: the
+// layer's busiest channel.
 func (b *balancer) mendTargets() ([][]int64, []int64) {
 	L := b.r.layers
 	loads, targets := make([][]int64, L), make([]int64, L)
 	for k := 1; k < L; k++ {
 		loads[k] = make([]int64, len(b.layer))
 		b.addLayer(k, loads[k])
-		targets[k] = min(slackTarget(loads[k]), slices.Max(loads[k]))
+		targets[k] = slices.Max(loads[k])
 	}
 	return loads, targets
 }
