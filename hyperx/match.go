@@ -25,13 +25,14 @@ import (
 // two dimensions or one of at least 3 switches, its sizes — largest first
 // — and an isomorphism onto the grid of those sizes: out[v] is the Index
 // (Shape.IndexOf, the first dimension fastest) of the switch v plays.
-// It returns nil, nil otherwise. Two isomorphisms differ by an
-// automorphism of the grid; which one is returned depends on adj's
-// numbering. Cost: O(Σ sizes × (n + E)), a breadth-first search from
-// every switch of the lines through switch 0.
+// It returns nil, nil otherwise, and for a graph with loops or parallel
+// edges. Two isomorphisms differ by an automorphism of the grid; which
+// one is returned depends on adj's numbering. Cost: O(Σ sizes × (n +
+// E)), a breadth-first search from every switch of the lines through
+// switch 0.
 func Match(adj [][]int32) (dims []int, out []int32) {
 	n := len(adj)
-	if n < 3 {
+	if n < 3 || !simple(adj) {
 		return nil, nil
 	}
 	lines := linesThrough(adj, 0)
@@ -150,6 +151,21 @@ func linesThrough(adj [][]int32, v int32) [][]int32 {
 	}
 	slices.SortStableFunc(lines, func(a, b []int32) int { return cmp.Compare(len(b), len(a)) })
 	return lines
+}
+
+// simple reports whether adj has no loop and no repeated neighbour (no
+// parallel cables): the checks below count edges by their ends.
+func simple(adj [][]int32) bool {
+	seen := make([]int32, len(adj)) // per vertex: 1 + the vertex whose list named it last
+	for v, nb := range adj {
+		for _, u := range nb {
+			if u < 0 || int(u) >= len(adj) || int(u) == v || seen[u] == int32(v)+1 {
+				return false
+			}
+			seen[u] = int32(v) + 1
+		}
+	}
+	return true
 }
 
 // bfs fills dist with the hops from src (-1: unreachable).

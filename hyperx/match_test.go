@@ -229,6 +229,7 @@ func TestMatchRefusesOtherGraphs(t *testing.T) {
 		twice[0] = append(twice[0], twice[0][0])
 		twice[twice[0][0]] = append(twice[twice[0][0]], 0)
 		add(fmt.Sprintf("%v doubled", dims), twice)
+		add(fmt.Sprintf("%v doubled far, degrees kept", dims), doubledFar(adj, coord))
 		for i := 0; i < 5; i++ {
 			add(fmt.Sprintf("%v random %d", dims, i), randomRegular(len(adj), len(adj[0]), rng))
 		}
@@ -281,6 +282,44 @@ func swapFar(adj [][]int32, coord [][]int) [][]int32 {
 		}
 	}
 	panic("no two far edges to swap")
+}
+
+// doubledFar returns adj with three cables doubled where three others
+// were, far from switch 0, every degree kept and every cable still
+// joining switches of one line: x–y becomes a second x–z, z–t a second
+// z–x, and y–t, which lost one cable each, get a second y–t.
+func doubledFar(adj [][]int32, coord [][]int) [][]int32 {
+	at := func(c []int) int32 {
+		for v := range coord {
+			if slices.Equal(coord[v], c) {
+				return int32(v)
+			}
+		}
+		panic("no such switch")
+	}
+	last := func(d int) []int { // switch (1, 1, …) moved to 2 along dimension d
+		c := make([]int, len(coord[0]))
+		for i := range c {
+			c[i] = 1
+		}
+		c[d] = 2
+		return c
+	}
+	out := clone(adj)
+	base := make([]int, len(coord[0]))
+	for i := range base {
+		base[i] = 1
+	}
+	x := at(base)
+	z, y := at(last(0)), at(last(1)) // x's neighbours along dimensions 0 and 1
+	tc := last(0)
+	tc[1] = 2
+	t := at(tc) // z's neighbour along dimension 1, y's along 0
+	rewire(out, x, y, z)
+	rewire(out, z, t, x)
+	rewire(out, y, x, t)
+	rewire(out, t, z, y)
+	return out
 }
 
 // rewire makes v's neighbour from into to.
