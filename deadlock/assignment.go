@@ -98,8 +98,7 @@ type longSL struct {
 // newAssignment returns an assignment of the scheme with every SL 0 and
 // room to store SLs.
 func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
-	a := newHopAssignment(r)
-	a.Scheme, a.long = scheme, nil
+	a := newPortsAssignment(r, scheme)
 	S := r.NumSwitches()
 	a.sl = make([][]uint8, r.NumLayers())
 	for k := range a.sl {
@@ -115,7 +114,16 @@ func newAssignment(r *layers.Routing, scheme Scheme) *Assignment {
 // newHopAssignment returns an assignment of the hops scheme, whose SLs
 // are derived from the colours rather than stored.
 func newHopAssignment(r *layers.Routing) *Assignment {
-	a := &Assignment{Scheme: SchemeHops, r: r, VLs: 1, SLs: 1, long: map[[2]int32][]longSL{}}
+	a := newPortsAssignment(r, SchemeHops)
+	a.long = map[[2]int32][]longSL{}
+	return a
+}
+
+// newPortsAssignment returns an assignment of the scheme with no SLs yet
+// and what its SL-to-VL tables read of every port: whether an HCA or
+// which switch is cabled to it.
+func newPortsAssignment(r *layers.Routing, scheme Scheme) *Assignment {
+	a := &Assignment{Scheme: scheme, r: r, VLs: 1, SLs: 1}
 	f := r.Fabric
 	a.hca = make([][]bool, f.NumNodes())
 	a.peer = make([][]int32, f.NumNodes())

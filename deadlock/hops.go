@@ -109,7 +109,7 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	a.Colors, a.fourHops = colors, four > 0 || len(long) > 0
 	a.longSL, a.longVLs = n, nLong
 	// the SLs are not stored: a route's SL is the colour of its second
-	// switch (see hopSL), but for the routes of five hops or more
+	// switch (see Assignment.hopSLs), but for the routes of five hops or more
 	for i, p := range long {
 		key := [2]int32{int32(p.k), int32(p.d)}
 		a.long[key] = append(a.long[key], longSL{int32(p.s), uint8(n + int(longVL[i]))})

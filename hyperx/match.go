@@ -98,15 +98,12 @@ func Match(adj [][]int32) (dims []int, out []int32) {
 // linesThrough returns the lines through v, largest first (ties in the
 // order of their least neighbour): each v, then its neighbours joined to
 // one another, by vertex number. nil when v's neighbours do not fall into
-// disjoint cliques with no edge between two of them, or when adj has
-// parallel edges.
+// disjoint cliques with no edge between two of them. adj is simple (see
+// Match).
 func linesThrough(adj [][]int32, v int32) [][]int32 {
 	nb := adj[v]
 	in := make(map[int32]int, len(nb)) // neighbour -> its clique, -1 none yet
 	for _, u := range nb {
-		if _, dup := in[u]; dup || u == v {
-			return nil
-		}
 		in[u] = -1
 	}
 	var cliques [][]int32

@@ -217,6 +217,21 @@ func (g *graph) twoColourable() bool {
 	return true
 }
 
+// parallelFree reports whether no switch names a peer twice: no parallel
+// cables.
+func (g *graph) parallelFree() bool {
+	last := make([]int, len(g.adj)) // per switch: 1 + the switch whose channels named it last
+	for s := range g.adj {
+		for _, p := range g.peer[g.chOff[s]:g.chOff[s+1]] {
+			if last[p] == s+1 {
+				return false
+			}
+			last[p] = s + 1
+		}
+	}
+	return true
+}
+
 // bfs fills dist with hop distances to t over usable channels (reverse
 // direction equals forward: cables are bidirectional) and returns the
 // switches in BFS order.

@@ -132,14 +132,7 @@ func regrowApplies(g *graph, r *Routing) bool {
 	if r.Trees >= 0 && r.Trees < entryGroups(r.layers) {
 		return false
 	}
-	for s := 0; s < S; s++ {
-		peers := slices.Clone(g.peer[g.chOff[s]:g.chOff[s+1]])
-		slices.Sort(peers)
-		if len(slices.Compact(peers)) != g.chOff[s+1]-g.chOff[s] {
-			return false
-		}
-	}
-	return designedDiameter2(g) // (Compute has refused a disconnected fabric)
+	return g.parallelFree() && designedDiameter2(g) // (Compute has refused a disconnected fabric)
 }
 
 // regrow regrows the trees of every destination switch that has better

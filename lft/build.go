@@ -235,14 +235,15 @@ func setSL2VL(b *Builder, f *fabric.Fabric, sw fabric.NodeID, a VLs) error {
 		}
 		clear(vls)
 		var from [16]uint8
-		if byIn != nil && in != 0 {
+		perIn := byIn != nil && in != 0
+		if perIn {
 			byIn.VLsFrom(sw, in, &from)
 		}
 		for out := 1; out <= n; out++ {
 			if out == in || !cabled[out] {
 				continue
 			}
-			if byIn != nil && in != 0 {
+			if perIn {
 				copy(vls[out*16:], from[:])
 				continue
 			}
