@@ -36,19 +36,7 @@ func Translations(adj [][]int32, budget int) [][]int32 {
 	if phi == nil {
 		return nil
 	}
-	inv := make([]int32, len(phi))
-	for v, x := range phi {
-		inv[x] = int32(v)
-	}
-	out := DesignTranslations(QOf(len(adj)))
-	for _, p := range out {
-		img := make([]int32, len(p))
-		for v := range adj {
-			img[v] = inv[p[phi[v]]]
-		}
-		copy(p, img)
-	}
-	return out
+	return carried(phi, DesignTranslations(QOf(len(adj))))
 }
 
 // Match returns, when the undirected simple graph adj is a Slim Fly's,
@@ -132,6 +120,72 @@ func DesignTranslations(q int) [][]int32 {
 		}
 	}
 	return out
+}
+
+// DesignShears returns q² automorphisms of the design of q as
+// permutations of its routers' Index, out[0] the identity: for a and f
+// of GF(q), σ_{a,f} maps (0, x, y) to (0, x + a, y + a·x + f) and
+// (1, m, c) to (1, m + a, c − a·m − a² + f). Each is an automorphism: the
+// edges inside a column depend on differences of y (or c) only, shifted
+// alike for every y of a column, and y = m·x + c gives
+// y + a·x + f = (m + a)(x + a) + (c − a·m − a² + f). They form a group
+// (σ_{a,f} after σ_{b,g} is σ_{a+b, f+g+a·b}), and only the identity
+// fixes a router: fixing (0, x, y) or (1, m, c) needs a = 0, then f = 0.
+// Each side of the design is then one orbit of q² routers. The
+// translations are the σ_{0,f}: out[f] is DesignTranslations' out[f].
+// nil when q is no prime power the design supports.
+func DesignShears(q int) [][]int32 {
+	d, err := NewDesign(q)
+	if err != nil {
+		return nil
+	}
+	f := d.field
+	out := make([][]int32, 0, q*q)
+	for a := 0; a < q; a++ {
+		for g := 0; g < q; g++ {
+			p := make([]int32, 2*q*q)
+			for i := range p {
+				r := d.RouterAt(i)
+				if r.S == 0 {
+					r.Y = f.Add(r.Y, f.Add(f.Mul(a, r.X), g))
+				} else {
+					r.Y = f.Add(f.Sub(r.Y, f.Add(f.Mul(a, r.X), f.Mul(a, a))), g)
+				}
+				r.X = f.Add(r.X, a)
+				p[i] = int32(d.Index(r))
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Shears is DesignShears carried over to the graph adj by Match's
+// isomorphism, as Translations is; nil when adj is no Slim Fly's or
+// recognising it takes more than budget refinements.
+func Shears(adj [][]int32, budget int) [][]int32 {
+	phi := Match(adj, budget)
+	if phi == nil {
+		return nil
+	}
+	return carried(phi, DesignShears(QOf(len(adj))))
+}
+
+// carried returns the permutations ps of the design's routers as
+// permutations of the vertices φ maps onto them.
+func carried(phi []int32, ps [][]int32) [][]int32 {
+	inv := make([]int32, len(phi))
+	for v, x := range phi {
+		inv[x] = int32(v)
+	}
+	for _, p := range ps {
+		img := make([]int32, len(p))
+		for v := range phi {
+			img[v] = inv[p[phi[v]]]
+		}
+		copy(p, img)
+	}
+	return ps
 }
 
 // graph returns the design's switch graph, vertices in Index order.

@@ -112,3 +112,28 @@ func TestOtherGraphsAreNotSlimFlies(t *testing.T) {
 		t.Error("49 isolated vertices recognised as a Slim Fly")
 	}
 }
+
+// TestShearsAreFreeAutomorphisms recognises shuffled Slim Fly graphs of
+// every q up to 9 and checks what Shears returns against the graph alone,
+// as TestTranslationsAreFreeAutomorphisms does: q² permutations, the
+// first the identity, each an automorphism fixing no vertex but the
+// identity, closed under composition; each side of the design is then
+// one orbit. The translations are among them.
+func TestShearsAreFreeAutomorphisms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 2))
+	for _, q := range []int{3, 4, 5, 7, 8, 9} {
+		t.Run(fmt.Sprintf("q=%d", q), func(t *testing.T) {
+			adj := shuffledSlimFly(t, q, rng)
+			sh := Shears(adj, TranslationBudget)
+			if len(sh) != q*q {
+				t.Fatalf("%d shears, want %d", len(sh), q*q)
+			}
+			checkFreeGroup(t, adj, sh)
+			for _, p := range DesignTranslations(q) {
+				if !slices.ContainsFunc(DesignShears(q), func(x []int32) bool { return slices.Equal(x, p) }) {
+					t.Fatal("a translation is no shear")
+				}
+			}
+		})
+	}
+}
