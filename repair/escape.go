@@ -60,13 +60,16 @@ func newPair(sl, vl uint8) *escapePair {
 func channel(s int32, p int) int32 { return s<<8 | int32(p) }
 
 // place finds a pair whose dependency graph stays acyclic with the route
-// through channels chs, opening a new pair if none does, and adds the
-// route to it. ok is false when no spare SL or VL is left.
-func (e *escapes) place(chs []int32, slUsed func() *[16]bool) (*escapePair, bool) {
+// through channels chs, opening a new pair if none does and open is set,
+// and adds the route to it. ok is false when none takes it.
+func (e *escapes) place(chs []int32, slUsed func() *[16]bool, open bool) (*escapePair, bool) {
 	for _, pr := range e.pairs {
 		if pr.add(pr.on(chs)) {
 			return pr, true
 		}
+	}
+	if !open {
+		return nil, false
 	}
 	sl, vl, ok := e.spare(slUsed())
 	if !ok {

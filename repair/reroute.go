@@ -308,10 +308,14 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 		r.rows[b][lid] = old
 		return fmt.Errorf("%s has no neighbour that reaches LID 0x%04x", r.m.f.Name(r.m.switches[b]), lid)
 	}
-	if len(rows) > 0 {
+	// every candidate on the pairs open so far before a new pair
+	for _, open := range []bool{false, true} {
 		for _, p := range cands {
+			if len(rows) == 0 {
+				break
+			}
 			r.rows[b][lid] = uint8(p)
-			if pr, ok := r.esc.place(r.channels(b, lid), r.slsInUse); ok {
+			if pr, ok := r.esc.place(r.channels(b, lid), r.slsInUse, open); ok {
 				st.Escaped++
 				sls := r.sls[:0]
 				for range rows {
