@@ -428,8 +428,7 @@ func (b *balancer) apply(d int, mv move) {
 	m := ts.sub[mv.v]
 	b.sc.path = ts.path(g, mv.v, b.sc.path[:0])
 	for _, c := range b.sc.path {
-		g.charge(b.layer, c, -m)
-		g.charge(b.total, c, -m)
+		g.chargeBoth(b.layer, b.total, c, -m)
 	}
 	ts.move(b, mv.v, mv.j)
 	for _, e := range b.members[d] {
@@ -437,8 +436,7 @@ func (b *balancer) apply(d int, mv move) {
 	}
 	b.sc.path = ts.path(g, mv.v, b.sc.path[:0])
 	for _, c := range b.sc.path {
-		g.charge(b.layer, c, m)
-		g.charge(b.total, c, m)
+		g.chargeBoth(b.layer, b.total, c, m)
 	}
 }
 

@@ -388,8 +388,7 @@ func (b *balancer) clearDelta() {
 func (b *balancer) commitMend(d int) {
 	S := len(b.g.adj)
 	for _, c := range b.ms.touched {
-		b.g.charge(b.layer, c, b.ms.delta[c])
-		b.g.charge(b.total, c, b.ms.delta[c])
+		b.g.chargeBoth(b.layer, b.total, c, b.ms.delta[c])
 	}
 	b.clearDelta()
 	for _, v := range b.ms.changed {

@@ -135,7 +135,7 @@ func passTrace(t *testing.T, f *fabric.Fabric, opts Options) string {
 		fmt.Fprintf(&b, "%s\n", pass)
 		if r == nil { // symmetry: the routing is not made yet
 			if g.sym != nil {
-				fmt.Fprintf(&b, "  %d translations: every destination switch's trees from one switch per orbit\n", g.sym.n)
+				fmt.Fprintf(&b, "  a group of %d automorphisms: every destination switch's trees from one switch per orbit\n", g.sym.n)
 			} else {
 				b.WriteString("  no symmetry used: every destination searched\n")
 			}

@@ -19,7 +19,8 @@ import (
 // the translations (symmetry.go) and once every destination, and judges
 // the first by walking its tables:
 //   - the routing rules hold (checkRouting);
-//   - it is invariant under every translation, found from the fabric's
+//   - it is invariant under every element of its group (a Slim Fly's
+//     shears from q = 7 on, else translations), found from the fabric's
 //     cables alone: the next switch of τ(s) toward τ(d) is τ of the next
 //     switch of s toward d, in every layer;
 //   - no more than 0.5 points fewer pairs with three disjoint paths, every
@@ -204,10 +205,17 @@ func symmetricDesigns(t *testing.T) []symmetricDesign {
 	return out
 }
 
-// translationsOf returns the translations of the Slim Fly or HyperX whose
-// switch graph adj is, as permutations of adj's vertices (nil for none):
-// slimfly.Translations, or the grid's carried over by hyperx.Match's map.
+// translationsOf returns the group the routing of the Slim Fly or HyperX
+// whose switch graph adj is promises to be invariant under, as
+// permutations of adj's vertices (nil for none): a Slim Fly's shears from
+// q = 7 on (slimfly.Shears), its translations below, or the grid's
+// translations carried over by hyperx.Match's map.
 func translationsOf(adj [][]int32) [][]int32 {
+	if q := slimfly.QOf(len(adj)); q >= 7 {
+		if sh := slimfly.Shears(adj, slimfly.TranslationBudget); sh != nil {
+			return sh
+		}
+	}
 	if tr := slimfly.Translations(adj, slimfly.TranslationBudget); tr != nil {
 		return tr
 	}
