@@ -779,11 +779,19 @@ func (rg *regrower) anneal(gt *growTree, steps int) {
 
 // try gives switch v of layer k the next switch u, if the tree allows it,
 // and keeps the change by the annealing rule at temperature temp.
+// Most steps are not kept: the loads move only once one is.
 func (rg *regrower) try(gt *growTree, k, v int, u int32, temp cost) {
 	old := gt.par[k][v]
-	gain, ok := rg.step(gt, k, v, u)
-	if ok && !rg.keep(gain, temp) {
-		rg.undo(gt, k, v, old)
+	gain, ok := rg.stepTree(gt, k, v, u)
+	switch {
+	case !ok:
+	case rg.keep(gain, temp):
+		rg.shiftLoads(k)
+	default:
+		rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][old])
+		gt.relink(k, v, old)
+		gt.buf = gt.subtree(k, v, gt.buf[:0])
+		gt.rescore(rg, gt.buf)
 	}
 }
 
@@ -830,6 +838,16 @@ func annealTemp(i, steps int) cost {
 // step makes u v's next switch in layer k if the tree and the caps allow
 // it, and returns the disjoint paths gained behind v less the load cost.
 func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain cost, ok bool) {
+	gain, ok = rg.stepTree(gt, k, v, u)
+	if ok {
+		rg.shiftLoads(k)
+	}
+	return gain, ok
+}
+
+// stepTree is step with the loads left as they were: rg.deltas holds the
+// change the move makes to them (shiftLoads applies it).
+func (rg *regrower) stepTree(gt *growTree, k, v int, u int32) (gain cost, ok bool) {
 	if v == gt.t || gt.fixed[k][v] || !rg.canMove(gt, k, v, u) {
 		return 0, false
 	}
@@ -839,7 +857,7 @@ func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain cost, ok bool) {
 		return 0, false
 	}
 	price += rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][u])
-	paths, laps := rg.relinkScored(gt, k, v, u)
+	paths, laps := rg.relinkRescored(gt, k, v, u)
 	return cost(paths-lapWeight*laps)*pathUnit - price, true
 }
 
@@ -847,6 +865,13 @@ func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain cost, ok bool) {
 // rg.deltas holds, and returns the disjoint paths and the overlaps the
 // switches behind v gain.
 func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) (paths, laps int) {
+	paths, laps = rg.relinkRescored(gt, k, v, u)
+	rg.shiftLoads(k)
+	return paths, laps
+}
+
+// relinkRescored is relinkScored with the loads left as they were.
+func (rg *regrower) relinkRescored(gt *growTree, k, v int, u int32) (paths, laps int) {
 	gt.buf = gt.subtree(k, v, gt.buf[:0])
 	before, lapsBefore := 0, 0
 	for _, x := range gt.buf {
@@ -854,7 +879,6 @@ func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) (paths, laps i
 		lapsBefore += int(gt.lap[x])
 	}
 	gt.relink(k, v, u)
-	rg.shiftLoads(k)
 	p, l := gt.rescore(rg, gt.buf)
 	return p - before, l - lapsBefore
 }
