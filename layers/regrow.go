@@ -109,6 +109,7 @@ type regrower struct {
 	seed     uint64
 	cur, old growTree
 	deltas   []chanDelta // the channel loads a step changes
+	pending  []chanDelta // changes judged but not moved (unload's tryMove)
 	kept     [][]int32   // the best regrown tree's next switches, per layer
 	// last hops of the tree being regrown: [(k-1)*N + i] its share of
 	// routes entering t from neighbour i of the plan in layer k, and the
@@ -861,16 +862,9 @@ func (rg *regrower) stepTree(gt *growTree, k, v int, u int32) (gain cost, ok boo
 	return cost(paths-lapWeight*laps)*pathUnit - price, true
 }
 
-// relinkScored makes u v's next switch in layer k, with the loads
-// rg.deltas holds, and returns the disjoint paths and the overlaps the
-// switches behind v gain.
-func (rg *regrower) relinkScored(gt *growTree, k, v int, u int32) (paths, laps int) {
-	paths, laps = rg.relinkRescored(gt, k, v, u)
-	rg.shiftLoads(k)
-	return paths, laps
-}
-
-// relinkRescored is relinkScored with the loads left as they were.
+// relinkRescored makes u v's next switch in layer k and returns the
+// disjoint paths and the overlaps the switches behind v gain; the loads
+// stay as they were (rg.deltas holds their change: shiftLoads).
 func (rg *regrower) relinkRescored(gt *growTree, k, v int, u int32) (paths, laps int) {
 	gt.buf = gt.subtree(k, v, gt.buf[:0])
 	before, lapsBefore := 0, 0
@@ -1028,7 +1022,8 @@ func (rg *regrower) price(k int) (price cost, ok bool) {
 		if d.v == 0 {
 			continue
 		}
-		x, y := rg.layer[k][d.c], rg.total[d.c]
+		p := rg.pend(d.c) // (unload's two-switch moves)
+		x, y := rg.layer[k][d.c]+p, rg.total[d.c]+p
 		if d.v > 0 && (k == 0 && x+d.v > rg.cap0 || y+d.v > rg.capTotal) {
 			return 0, false
 		}

@@ -204,30 +204,68 @@ func (rg *regrower) bestMove(gt *growTree, k int, c int32) bool {
 	return true
 }
 
-// tryMove makes mv, judges it and undoes it: its gain is the load cost
-// it saves; ok when it takes routes off c, loads no channel above the
-// target and costs no disjoint path.
+// tryMove makes mv in the tree, judges it and undoes it, the loads left
+// as they are (the first switch's change of a two-switch move is pending
+// while the second is judged): its gain is the load cost it saves; ok
+// when it takes routes off c, loads no channel above the target and
+// costs no disjoint path.
 func (rg *regrower) tryMove(gt *growTree, k int, c int32, mv unloadMove) (cost, bool) {
 	oldV, oldY := gt.par[k][mv.v], int32(-1)
+	var gain cost
+	paths := 0
 	if mv.y >= 0 {
 		oldY = gt.par[k][mv.y]
 		if oldY == mv.m || mv.m == mv.v {
 			return 0, false
 		}
-	}
-	load := rg.layer[k][c]
-	gain, paths, ok := rg.doMove(gt, k, mv)
-	if !ok {
-		return 0, false
-	}
-	good := rg.layer[k][c] < load && paths >= 0
-	if mv.y >= 0 {
-		rg.undo(gt, k, int(mv.v), oldV)
-		rg.undo(gt, k, int(mv.y), oldY)
+		p, price, ok := rg.unloadStepTree(gt, k, int(mv.y), mv.m)
+		if !ok {
+			return 0, false
+		}
+		rg.pending = append(rg.pending[:0], rg.deltas...)
+		q, price2, ok := rg.unloadStepTree(gt, k, int(mv.v), mv.to)
+		rg.pending = append(rg.pending, rg.deltas...)
+		if !ok {
+			rg.pending = rg.pending[:0]
+			rg.relinkBack(gt, k, int(mv.y), oldY)
+			return 0, false
+		}
+		gain, paths = -price-price2, p+q
 	} else {
-		rg.undo(gt, k, int(mv.v), oldV)
+		p, price, ok := rg.unloadStepTree(gt, k, int(mv.v), mv.to)
+		if !ok {
+			return 0, false
+		}
+		rg.pending = append(rg.pending[:0], rg.deltas...)
+		gain, paths = -price, p
 	}
-	return gain, good && gain > 0
+	onC := rg.pend(int32(rg.g.chanRep(int(c))))
+	rg.pending = rg.pending[:0]
+	rg.relinkBack(gt, k, int(mv.v), oldV)
+	if mv.y >= 0 {
+		rg.relinkBack(gt, k, int(mv.y), oldY)
+	}
+	return gain, onC < 0 && paths >= 0 && gain > 0
+}
+
+// pend returns the pending change of channel c's load (c an orbit's
+// channel, as deltas key them).
+func (rg *regrower) pend(c int32) int64 {
+	var v int64
+	for _, d := range rg.pending {
+		if d.c == c {
+			v += d.v
+		}
+	}
+	return v
+}
+
+// relinkBack gives v its next switch old back in layer k, in the tree
+// only (a change whose loads were never moved).
+func (rg *regrower) relinkBack(gt *growTree, k, v int, old int32) {
+	gt.relink(k, v, old)
+	gt.buf = gt.subtree(k, v, gt.buf[:0])
+	gt.rescore(rg, gt.buf)
 }
 
 // doMove makes mv; it returns the load cost saved, the disjoint paths
@@ -255,16 +293,27 @@ func (rg *regrower) doMove(gt *growTree, k int, mv unloadMove) (gain cost, paths
 // and no channel it loads ends above the target or the cap; it returns
 // the disjoint paths gained behind v and the load cost.
 func (rg *regrower) unloadStep(gt *growTree, k, v int, u int32) (paths int, price cost, ok bool) {
+	paths, price, ok = rg.unloadStepTree(gt, k, v, u)
+	if ok {
+		rg.shiftLoads(k)
+	}
+	return paths, price, ok
+}
+
+// unloadStepTree is unloadStep in the tree only: the loads (with the
+// pending changes) are read, not moved; rg.deltas holds the change.
+func (rg *regrower) unloadStepTree(gt *growTree, k, v int, u int32) (paths int, price cost, ok bool) {
 	if v == gt.t || gt.fixed[k][v] || !rg.canMove(gt, k, v, u) {
 		return 0, 0, false
 	}
 	rg.shiftDeltas(gt, k, v, u)
 	for _, d := range rg.deltas {
-		if d.v > 0 && (rg.layer[k][d.c]+d.v > rg.target[k] || rg.total[d.c]+d.v > rg.capTotal) {
+		p := rg.pend(d.c)
+		if d.v > 0 && (rg.layer[k][d.c]+p+d.v > rg.target[k] || rg.total[d.c]+p+d.v > rg.capTotal) {
 			return 0, 0, false
 		}
 	}
 	price, _ = rg.price(k)
-	paths, laps := rg.relinkScored(gt, k, v, u)
+	paths, laps := rg.relinkRescored(gt, k, v, u)
 	return paths, price + cost(lapWeight*laps)*pathUnit, true
 }
