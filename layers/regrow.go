@@ -789,10 +789,7 @@ func (rg *regrower) try(gt *growTree, k, v int, u int32, temp cost) {
 	case rg.keep(gain, temp):
 		rg.shiftLoads(k)
 	default:
-		rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][old])
-		gt.relink(k, v, old)
-		gt.buf = gt.subtree(k, v, gt.buf[:0])
-		gt.rescore(rg, gt.buf)
+		rg.unstep(gt, k, v, old)
 	}
 }
 
@@ -806,22 +803,37 @@ func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp cost) {
 	}
 	gain := cost(0)
 	if oldY != m {
-		g, ok := rg.step(gt, k, int(y), m)
+		g, ok := rg.stepTree(gt, k, int(y), m)
 		if !ok {
 			return
 		}
 		gain = g
+		rg.pending = append(rg.pending[:0], rg.deltas...)
 	}
-	g, ok := rg.step(gt, k, s, y)
+	g, ok := rg.stepTree(gt, k, s, y) // priced with y's change pending
 	if ok && rg.keep(gain+g, temp) {
+		rg.shiftLoads(k)
+		rg.deltas = append(rg.deltas[:0], rg.pending...)
+		rg.shiftLoads(k)
+		rg.pending = rg.pending[:0]
 		return
 	}
+	rg.pending = rg.pending[:0]
 	if ok {
-		rg.undo(gt, k, s, oldS)
+		rg.unstep(gt, k, s, oldS)
 	}
 	if oldY != m {
-		rg.undo(gt, k, int(y), oldY)
+		rg.unstep(gt, k, int(y), oldY)
 	}
+}
+
+// unstep gives v its next switch old back in layer k after stepTree,
+// whose loads were never moved.
+func (rg *regrower) unstep(gt *growTree, k, v int, old int32) {
+	rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][old])
+	gt.relink(k, v, old)
+	gt.buf = gt.subtree(k, v, gt.buf[:0])
+	gt.rescore(rg, gt.buf)
 }
 
 // keep is the annealing rule: a gain ≥ 0 always, a loss with probability
@@ -836,18 +848,11 @@ func annealTemp(i, steps int) cost {
 	return mulDiv(600*pathUnit/1000, int64(steps-i), int64(max(steps, 1))) + 20*pathUnit/1000
 }
 
-// step makes u v's next switch in layer k if the tree and the caps allow
-// it, and returns the disjoint paths gained behind v less the load cost.
-func (rg *regrower) step(gt *growTree, k, v int, u int32) (gain cost, ok bool) {
-	gain, ok = rg.stepTree(gt, k, v, u)
-	if ok {
-		rg.shiftLoads(k)
-	}
-	return gain, ok
-}
-
-// stepTree is step with the loads left as they were: rg.deltas holds the
-// change the move makes to them (shiftLoads applies it).
+// stepTree makes u v's next switch in layer k in the tree if the tree
+// and the caps allow it, and returns the disjoint paths gained behind v
+// less the load cost; the loads (read with any pending change) stay as
+// they were: rg.deltas holds the move's change (shiftLoads applies it,
+// unstep takes the move back).
 func (rg *regrower) stepTree(gt *growTree, k, v int, u int32) (gain cost, ok bool) {
 	if v == gt.t || gt.fixed[k][v] || !rg.canMove(gt, k, v, u) {
 		return 0, false

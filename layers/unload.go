@@ -227,7 +227,7 @@ func (rg *regrower) tryMove(gt *growTree, k int, c int32, mv unloadMove) (cost, 
 		rg.pending = append(rg.pending, rg.deltas...)
 		if !ok {
 			rg.pending = rg.pending[:0]
-			rg.relinkBack(gt, k, int(mv.y), oldY)
+			rg.unstep(gt, k, int(mv.y), oldY)
 			return 0, false
 		}
 		gain, paths = -price-price2, p+q
@@ -241,9 +241,9 @@ func (rg *regrower) tryMove(gt *growTree, k int, c int32, mv unloadMove) (cost, 
 	}
 	onC := rg.pend(int32(rg.g.chanRep(int(c))))
 	rg.pending = rg.pending[:0]
-	rg.relinkBack(gt, k, int(mv.v), oldV)
+	rg.unstep(gt, k, int(mv.v), oldV)
 	if mv.y >= 0 {
-		rg.relinkBack(gt, k, int(mv.y), oldY)
+		rg.unstep(gt, k, int(mv.y), oldY)
 	}
 	return gain, onC < 0 && paths >= 0 && gain > 0
 }
@@ -258,14 +258,6 @@ func (rg *regrower) pend(c int32) int64 {
 		}
 	}
 	return v
-}
-
-// relinkBack gives v its next switch old back in layer k, in the tree
-// only (a change whose loads were never moved).
-func (rg *regrower) relinkBack(gt *growTree, k, v int, old int32) {
-	gt.relink(k, v, old)
-	gt.buf = gt.subtree(k, v, gt.buf[:0])
-	gt.rescore(rg, gt.buf)
 }
 
 // doMove makes mv; it returns the load cost saved, the disjoint paths
