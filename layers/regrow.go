@@ -109,7 +109,7 @@ type regrower struct {
 	seed     uint64
 	cur, old growTree
 	deltas   []chanDelta // the channel loads a step changes
-	pending  []chanDelta // changes judged but not moved (unload's tryMove)
+	pending  []chanDelta // changes judged but not moved (two-switch moves: tryVia, unload's tryMove)
 	kept     [][]int32   // the best regrown tree's next switches, per layer
 	// last hops of the tree being regrown: [(k-1)*N + i] its share of
 	// routes entering t from neighbour i of the plan in layer k, and the
@@ -812,8 +812,7 @@ func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp cost) {
 	}
 	g, ok := rg.stepTree(gt, k, s, y) // priced with y's change pending
 	if ok && rg.keep(gain+g, temp) {
-		rg.shiftLoads(k)
-		rg.deltas = append(rg.deltas[:0], rg.pending...)
+		rg.deltas = append(rg.deltas, rg.pending...)
 		rg.shiftLoads(k)
 		rg.pending = rg.pending[:0]
 		return
@@ -909,12 +908,9 @@ func (rg *regrower) moveEntry(gt *growTree, k, v int, from, to int32) cost {
 
 // undo gives v its next switch old back, with the loads and scores.
 func (rg *regrower) undo(gt *growTree, k, v int, old int32) {
-	rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][old])
 	rg.shiftDeltas(gt, k, v, old)
 	rg.shiftLoads(k)
-	gt.relink(k, v, old)
-	gt.buf = gt.subtree(k, v, gt.buf[:0])
-	gt.rescore(rg, gt.buf)
+	rg.unstep(gt, k, v, old)
 }
 
 // canMove tells whether v may take next switch u in layer k: t is not
@@ -1027,7 +1023,7 @@ func (rg *regrower) price(k int) (price cost, ok bool) {
 		if d.v == 0 {
 			continue
 		}
-		p := rg.pend(d.c) // (unload's two-switch moves)
+		p := rg.pend(d.c) // (a two-switch move's first change)
 		x, y := rg.layer[k][d.c]+p, rg.total[d.c]+p
 		if d.v > 0 && (k == 0 && x+d.v > rg.cap0 || y+d.v > rg.capTotal) {
 			return 0, false

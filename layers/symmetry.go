@@ -213,10 +213,15 @@ func (g *graph) charge(load []int64, c int, v int64) {
 		load[c] += v
 		return
 	}
-	at := int(g.sym.orbitAt[c])
-	for _, x := range g.sym.orbits[at : at+g.sym.n] {
+	for _, x := range g.sym.orbit(c) {
 		load[x] += v
 	}
+}
+
+// orbit returns the channels of c's orbit.
+func (sym *symmetry) orbit(c int) []int32 {
+	at := int(sym.orbitAt[c])
+	return sym.orbits[at : at+sym.n]
 }
 
 // chargeBoth is charge into two ledgers at once (a layer's and the
@@ -227,8 +232,7 @@ func (g *graph) chargeBoth(layer, total []int64, c int, v int64) {
 		total[c] += v
 		return
 	}
-	at := int(g.sym.orbitAt[c])
-	for _, x := range g.sym.orbits[at : at+g.sym.n] {
+	for _, x := range g.sym.orbit(c) {
 		layer[x] += v
 		total[x] += v
 	}

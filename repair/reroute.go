@@ -310,20 +310,11 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	}
 	// every candidate on the pairs open so far before a new pair
 	for _, open := range []bool{false, true} {
-		for _, p := range cands {
-			if len(rows) == 0 {
-				break
-			}
-			r.rows[b][lid] = uint8(p)
-			if pr, ok := r.esc.place(r.channels(b, lid), r.slsInUse, open); ok {
-				st.Escaped++
-				sls := r.sls[:0]
-				for range rows {
-					sls = append(sls, pr.sl)
-				}
-				r.commit(b, lid, old, p, rows, sls, st)
-				return nil
-			}
+		if len(rows) == 0 {
+			break // no path SL to give: nothing to place
+		}
+		if r.placeOnPair(b, lid, old, cands, rows, open, st) {
+			return nil
 		}
 	}
 	if r.fourHops() {
@@ -333,6 +324,25 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	}
 	r.rows[b][lid] = uint8(cands[0])
 	return r.noSLError(b, lid)
+}
+
+// placeOnPair gives the first of cands whose route a spare pair takes
+// (opening one if open) to lid at b, on that pair's SL, and reports
+// whether one did.
+func (r *rerouter) placeOnPair(b int32, lid lft.LID, old uint8, cands []int32, rows []*slRow, open bool, st *Stats) bool {
+	for _, p := range cands {
+		r.rows[b][lid] = uint8(p)
+		if pr, ok := r.esc.place(r.channels(b, lid), r.slsInUse, open); ok {
+			st.Escaped++
+			sls := r.sls[:0]
+			for range rows {
+				sls = append(sls, pr.sl)
+			}
+			r.commit(b, lid, old, p, rows, sls, st)
+			return true
+		}
+	}
+	return false
 }
 
 // channels lists the switch-to-switch channels of the new route from src
