@@ -105,6 +105,7 @@ type regrower struct {
 	order    []int32
 	members  [][]int
 	pcg      *rand.PCG
+	clock    [2]int // the annealing's step and its budget (keep)
 	rng      *rand.Rand
 	seed     uint64
 	cur, old growTree
@@ -752,7 +753,7 @@ func (rg *regrower) anneal(gt *growTree, steps int) {
 				steps = min(steps, i+regrowPolish*len(g.adj))
 			}
 		}
-		temp := annealTemp(i, steps)
+		rg.clock = [2]int{i, steps}
 		k := rg.rng.IntN(len(gt.par))
 		move := rg.rng.IntN(3)
 		if polishing {
@@ -764,29 +765,29 @@ func (rg *regrower) anneal(gt *growTree, steps int) {
 			if p := gt.par[k][v]; rg.rng.IntN(2) == 0 && p >= 0 && int(p) != gt.t {
 				v = int(p)
 			}
-			rg.try(gt, k, v, rg.randomPeer(v), temp)
+			rg.try(gt, k, v, rg.randomPeer(v))
 		case 1: // a short source over a neighbour to its neighbour
 			s := int(short[rg.rng.IntN(len(short))])
 			y := rg.randomPeer(s)
 			if m := rg.randomPeer(int(y)); int(y) != gt.t && int(m) != s {
-				rg.tryVia(gt, k, s, y, m, temp)
+				rg.tryVia(gt, k, s, y, m)
 			}
 		default:
 			v := rg.rng.IntN(len(g.adj))
-			rg.try(gt, k, v, rg.randomPeer(v), temp)
+			rg.try(gt, k, v, rg.randomPeer(v))
 		}
 	}
 }
 
 // try gives switch v of layer k the next switch u, if the tree allows it,
-// and keeps the change by the annealing rule at temperature temp.
-// Most steps are not kept: the loads move only once one is.
-func (rg *regrower) try(gt *growTree, k, v int, u int32, temp cost) {
+// and keeps the change by the annealing rule (keep). Most steps are not
+// kept: the loads move only once one is.
+func (rg *regrower) try(gt *growTree, k, v int, u int32) {
 	old := gt.par[k][v]
 	gain, ok := rg.stepTree(gt, k, v, u)
 	switch {
 	case !ok:
-	case rg.keep(gain, temp):
+	case rg.keep(gain):
 		rg.shiftLoads(k)
 	default:
 		rg.unstep(gt, k, v, old)
@@ -795,10 +796,10 @@ func (rg *regrower) try(gt *growTree, k, v int, u int32, temp cost) {
 
 // tryVia routes s in layer k over its neighbour y to m: y takes next
 // switch m, then s takes y; both are kept or undone together.
-func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp cost) {
+func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32) {
 	oldY, oldS := gt.par[k][y], gt.par[k][s]
 	if oldS == y {
-		rg.try(gt, k, int(y), m, temp)
+		rg.try(gt, k, int(y), m)
 		return
 	}
 	gain := cost(0)
@@ -811,7 +812,7 @@ func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32, temp cost) {
 		rg.pending = append(rg.pending[:0], rg.deltas...)
 	}
 	g, ok := rg.stepTree(gt, k, s, y) // priced with y's change pending
-	if ok && rg.keep(gain+g, temp) {
+	if ok && rg.keep(gain+g) {
 		rg.deltas = append(rg.deltas, rg.pending...)
 		rg.shiftLoads(k)
 		rg.pending = rg.pending[:0]
@@ -836,9 +837,10 @@ func (rg *regrower) unstep(gt *growTree, k, v int, old int32) {
 }
 
 // keep is the annealing rule: a gain ≥ 0 always, a loss with probability
-// e^(gain/temp).
-func (rg *regrower) keep(gain, temp cost) bool {
-	return gain >= 0 || accepts(-gain, temp, uint32(rg.rng.Uint64()>>32))
+// e^(gain/temp) at the temperature of the annealing's step (rg.clock;
+// found only for a loss, as most gains are).
+func (rg *regrower) keep(gain cost) bool {
+	return gain >= 0 || accepts(-gain, annealTemp(rg.clock[0], rg.clock[1]), uint32(rg.rng.Uint64()>>32))
 }
 
 // annealTemp is the temperature of step i of steps: from 0.62 disjoint
