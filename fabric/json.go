@@ -103,21 +103,14 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte order mark some editors write
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var in jsonFabric
-	if err := dec.Decode(&in); err != nil {
-		return nil, jsonError(file, data, dec, err)
-	}
-	if dec.More() {
-		return nil, &ParseError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the fabric object"}
-	}
-	if off, key := duplicateKey(data); key != "" {
-		// encoding/json keeps the last of them: refuse rather than guess
-		return nil, &ParseError{File: file, Line: lineAt(data, off), Msg: fmt.Sprintf("key %q given twice in one object; keep one", key)}
+	in, nodeLines, linkLines, ok := decodeJSONFast(data)
+	if !ok {
+		var err error
+		if in, nodeLines, linkLines, err = decodeJSON(data, file); err != nil {
+			return nil, err
+		}
 	}
 	errs := &errorList{file: file}
-	nodeLines, linkLines := elementLines(data)
 	if in.Format != jsonFormat {
 		errs.add(0, "format is %q; want %q", in.Format, jsonFormat)
 		return nil, errs.err()
@@ -222,6 +215,26 @@ func ReadJSON(r io.Reader, file string) (*Fabric, error) {
 		return nil, errors.Join(listed, wrapValidation(file, err))
 	}
 	return f, wrapValidation(file, err)
+}
+
+// decodeJSON decodes data with encoding/json, strictly: unknown fields,
+// data after the object and keys given twice are errors. It returns the
+// line each element of "nodes" and "links" starts on.
+func decodeJSON(data []byte, file string) (in jsonFabric, nodeLines, linkLines []int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, nil, nil, jsonError(file, data, dec, err)
+	}
+	if dec.More() {
+		return in, nil, nil, &ParseError{File: file, Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the fabric object"}
+	}
+	if off, key := duplicateKey(data); key != "" {
+		// encoding/json keeps the last of them: refuse rather than guess
+		return in, nil, nil, &ParseError{File: file, Line: lineAt(data, off), Msg: fmt.Sprintf("key %q given twice in one object; keep one", key)}
+	}
+	nodeLines, linkLines = elementLines(data)
+	return in, nodeLines, linkLines, nil
 }
 
 // checkJSONLink reports, at the link's line, the cabling errors a user

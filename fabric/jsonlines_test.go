@@ -11,7 +11,7 @@ import (
 
 // ringFabric is S switches of 8 ports in a ring, two cables between
 // neighbours, each with two HCAs.
-func ringFabric(t *testing.T, S int) *Fabric {
+func ringFabric(t testing.TB, S int) *Fabric {
 	t.Helper()
 	var nodes []Node
 	var links []Link
