@@ -16,6 +16,7 @@ import (
 	"slimroute/internal/tomlfile"
 	"slimroute/layers"
 	"slimroute/lft"
+	"slimroute/repair"
 	"slimroute/verify"
 )
 
@@ -79,8 +80,13 @@ type Result struct {
 	// Spare is the (SL, VL) pair the tables keep for a repair's routes
 	// (spare.go; no path uses it), SL 0 for none.
 	Spare struct{ SL, VL uint8 }
+	// Completed, when set, says Run routed f as its Slim Fly design and
+	// repaired those tables for f (complete.go): Routing and Assignment
+	// are the design's, Tables, LIDs and Verify f's.
+	Completed *Completion
 	// Stages holds the wall time of each stage, in order: lids, layers,
-	// vls, tables, verify.
+	// vls, tables, verify (after a completion: lids, complete, layers,
+	// vls, tables, repair, verify).
 	Stages []Stage
 }
 
@@ -109,6 +115,28 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("lids")
+	if res := runCompleted(f, lids, c, lap); res != nil {
+		res.Stages = stages.Laps()
+		return res, nil
+	}
+	res, err := route(f, lids, c, lap)
+	if err != nil {
+		return nil, err
+	}
+	res.Verify, err = verify.Check(res.Tables, c.Workers)
+	lap("verify")
+	res.Stages = stages.Laps()
+	if err != nil {
+		return nil, fmt.Errorf("verifier: %w", err)
+	}
+	if !res.Verify.Acyclic() && res.Assignment.RoutesOnCycle == 0 {
+		return nil, fmt.Errorf("the routing has a credit loop (%s): use deadlock scheme hops or dfsssp", res.Verify.CycleString())
+	}
+	return res, nil
+}
+
+// route routes f with LIDs lids, assigns VLs and builds the tables.
+func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Result, error) {
 	r, err := layers.Compute(f, c.layersOptions())
 	if err != nil {
 		return nil, err
@@ -141,16 +169,48 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 		return nil, err
 	}
 	lap("tables")
-	res.Verify, err = verify.Check(res.Tables, c.Workers)
-	lap("verify")
-	res.Stages = stages.Laps()
-	if err != nil {
-		return nil, fmt.Errorf("verifier: %w", err)
-	}
-	if !res.Verify.Acyclic() && res.Assignment.RoutesOnCycle == 0 {
-		return nil, fmt.Errorf("the routing has a credit loop (%s): use deadlock scheme hops or dfsssp", res.Verify.CycleString())
-	}
 	return res, nil
+}
+
+// runCompleted routes f as its Slim Fly design and repairs the tables for
+// f (complete.go), or returns nil when that does not apply or fails (the
+// caller then routes f itself): f is no Slim Fly less some parts, the
+// routing has jobs to route for (their flows are f's), the VL scheme is
+// not hop-indexed (the repair keeps routes' VLs increasing hop by hop),
+// or the repaired tables do not pass the verifier.
+func runCompleted(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) *Result {
+	if c.Traffic != nil || c.Deadlock != "" && c.Deadlock != "auto" && c.Deadlock != "hops" {
+		return nil
+	}
+	g, cmp := completed(f)
+	if g == nil {
+		return nil
+	}
+	glids, ok := completedLIDs(lids, f, g, c.LFTCap)
+	lap("complete")
+	if !ok {
+		return nil
+	}
+	res, err := route(g, glids, c, lap)
+	if err != nil || res.Assignment.Scheme != deadlock.SchemeHops {
+		return nil
+	}
+	tab, st, err := repair.Repair(res.Tables, f, repair.Options{Workers: c.Workers, VLs: c.VLs})
+	lap("repair")
+	if err != nil {
+		return nil
+	}
+	rep, err := verify.Check(tab, c.Workers)
+	lap("verify")
+	if err != nil || !rep.Acyclic() {
+		return nil
+	}
+	cmp.Changed, cmp.Escaped = st.Changed, st.Escaped
+	if st.Escaped > 0 {
+		res.Spare.SL, res.Spare.VL = 0, 0 // the repair's routes took it
+	}
+	res.Tables, res.Verify, res.LIDs, res.Completed = tab, rep, tab.LIDs(), cmp
+	return res
 }
 
 // lidsHoldLayers refuses LIDs that leave a layer unreachable: layer k is

@@ -1,8 +1,9 @@
-package repair
+package repair_test
 
 import (
 	"fmt"
 	"runtime"
+	"slimroute/repair"
 	"testing"
 	"time"
 
@@ -33,10 +34,10 @@ func BenchmarkRepair(b *testing.B) {
 		b.Fatal(err)
 	}
 	full := time.Since(start)
-	var st Stats
+	var st repair.Stats
 	b.ResetTimer()
 	for b.Loop() {
-		if _, st, err = Repair(prev.Tables, g, Options{Workers: runtime.GOMAXPROCS(0), VLs: 4}); err != nil {
+		if _, st, err = repair.Repair(prev.Tables, g, repair.Options{Workers: runtime.GOMAXPROCS(0), VLs: 4}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -82,7 +83,7 @@ func BenchmarkFailureLevels(b *testing.B) {
 				b.ReportMetric(disjoint3(b, full.Tables), "full-disjoint3-%")
 				b.ReportMetric(float64(len(lft.DiffLFTs(prev.Tables, full.Tables, 1<<30))), "full-changed")
 				start = time.Now()
-				tab, st, err := Repair(prev.Tables, g, Options{Workers: runtime.GOMAXPROCS(0), VLs: 4})
+				tab, st, err := repair.Repair(prev.Tables, g, repair.Options{Workers: runtime.GOMAXPROCS(0), VLs: 4})
 				if err != nil {
 					b.ReportMetric(1, "refused")
 					return

@@ -1,7 +1,8 @@
-package repair
+package repair_test
 
 import (
 	"fmt"
+	"slimroute/repair"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ var chainFabrics = []chainFabric{
 // routed with vls VLs, each from the last step's tables and with the
 // intact routing as the base, calling judge with each step's tables
 // before and after, and returns the intact routing.
-func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st Stats)) *lft.Tables {
+func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st repair.Stats)) *lft.Tables {
 	f, err := cf.build()
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *
 	}
 	cur, fourHops := base.Tables, 0
 	for i, step := range steps {
-		got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: vls, Base: base.Tables, Clock: time.Now})
+		got, st, err := repair.Repair(cur, step.Fabric, repair.Options{Workers: 2, VLs: vls, Base: base.Tables, Clock: time.Now})
 		if err != nil {
 			t.Fatalf("step %d of %d (%s): %v", i+1, len(steps), step.Change, err)
 		}
@@ -86,7 +87,7 @@ func TestChainsOfFailuresRepairEveryStep(t *testing.T) {
 			for seed := uint64(1); seed <= cf.seeds; seed++ {
 				t.Run(fmt.Sprintf("%s/vls=%d/seed=%d", cf.name, vls, seed), func(t *testing.T) {
 					var last *lft.Tables
-					base := runChain(t, cf, vls, seed, func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st Stats) {
+					base := runChain(t, cf, vls, seed, func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st repair.Stats) {
 						if step.Back {
 							checkPlugBack(t, base, prev, got, vls)
 						} else {
@@ -251,7 +252,7 @@ func TestChainOnSlimFlyQ11(t *testing.T) {
 	var last *lft.Tables
 	steps, changed := 0, 0
 	var took time.Duration
-	base := runChain(t, q11, 4, 1, func(t *testing.T, _ failures.Step, _, _, got *lft.Tables, st Stats) {
+	base := runChain(t, q11, 4, 1, func(t *testing.T, _ failures.Step, _, _, got *lft.Tables, st repair.Stats) {
 		if steps%10 == 0 {
 			checkVerified(t, got, 4)
 		}

@@ -1,7 +1,8 @@
-package repair
+package repair_test
 
 import (
 	"fmt"
+	"slimroute/repair"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func TestQualityAfterFailuresFollowsTheCeiling(t *testing.T) {
 				if pf-af > p0-a0+1 {
 					t.Errorf("%s: %.2f points further under the ceiling", msg, pf-af-(p0-a0))
 				}
-				tab, _, err := Repair(prev.Tables, g, Options{Workers: 2, VLs: 4})
+				tab, _, err := repair.Repair(prev.Tables, g, repair.Options{Workers: 2, VLs: 4})
 				if err != nil {
 					t.Logf("%s; repair refused: %v", msg, err)
 					continue
@@ -79,7 +80,8 @@ func TestQualityAfterFailuresFollowsTheCeiling(t *testing.T) {
 // switches, everything back) and at four of its failure steps compares the
 // repaired tables with a full recompute of the same fabric: the repair
 // changes at most a tenth of the entries the recompute would (every entry
-// changed moves traffic), and its share of pairs with ≥ 3 disjoint paths,
+// changed moves traffic; no more than it, where the recompute routes the
+// fabric as its design and repairs that, pipeline.Completion), and its share of pairs with ≥ 3 disjoint paths,
 // the ceiling's and the recompute's are logged (docs/quality.md, "After
 // failures"; the issue asks for the repair within 1 point of the
 // recompute, which it is not yet). The mean entries changed per step and
@@ -108,7 +110,7 @@ func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
 		cur, changed, back, sls := base.Tables, [2]int{}, [2]int{}, 0
 		var took time.Duration
 		for i, step := range steps {
-			got, st, err := Repair(cur, step.Fabric, Options{Workers: 2, VLs: 4, Base: base.Tables, Clock: time.Now})
+			got, st, err := repair.Repair(cur, step.Fabric, repair.Options{Workers: 2, VLs: 4, Base: base.Tables, Clock: time.Now})
 			if err != nil {
 				t.Fatalf("%s step %d (%s): %v", cf.name, i+1, step.Change, err)
 			}
@@ -129,7 +131,11 @@ func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
 					af, _ := gap(t, full.Tables)
 					moved := len(lft.DiffLFTs(cur, full.Tables, 1<<30))
 					t.Logf("%s, a full recompute %.2f %% (%d entries changed)", msg, af, moved)
-					if st.Changed*10 > moved {
+					switch {
+					case full.Completed != nil && st.Changed > moved:
+						// routed as the design and repaired: as few change
+						t.Errorf("%s: the repair changed %d entries, more than a full recompute's %d", msg, st.Changed, moved)
+					case full.Completed == nil && st.Changed*10 > moved:
 						t.Errorf("%s: the repair changed %d entries, more than a tenth of a full recompute's %d", msg, st.Changed, moved)
 					}
 				}

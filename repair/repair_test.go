@@ -1,7 +1,8 @@
-package repair
+package repair_test
 
 import (
 	"fmt"
+	"slimroute/repair"
 	"strings"
 	"sync"
 	"testing"
@@ -114,7 +115,7 @@ var levels = []level{{"1 cable", 1, 0}, {"2 cables", 2, 0}, {"5 cables", 5, 0}, 
 // failed, then 1, 2, 5 more failed cables or a failed switch (seeded
 // draws), the repaired tables pass the verifier (every LID reachable, no
 // loop, no CDG cycle); an entry changes only if its path crossed the
-// failure, and Stats counts exactly those crossed and those changed; path
+// failure, and repair.Stats counts exactly those crossed and those changed; path
 // SLs of routes that did not cross stay, and so do the SL2VL tables but
 // for the spare SLs. A repair may refuse (no SL fits and no spare VL is
 // left) only by saying a full recompute is needed, and never for one
@@ -133,7 +134,7 @@ func TestRepairChangesOnlyWhatCrossedTheFailure(t *testing.T) {
 					t.Run(fmt.Sprintf("q=%d/base=%d/%s/seed=%d", q, base, lv.name, seed), func(t *testing.T) {
 						prev := routed(t, q, "hops", base, seed).Tables
 						f := failure(t, prev.Fabric(), lv.cables, lv.switches, seed)
-						got, st, err := Repair(prev, f, Options{Workers: 2, VLs: 4})
+						got, st, err := repair.Repair(prev, f, repair.Options{Workers: 2, VLs: 4})
 						mayRefuse := base > 0 || lv.cables != 1
 						if err != nil && mayRefuse && strings.Contains(err.Error(), "recompute in full") {
 							refused++
@@ -153,13 +154,13 @@ func TestRepairChangesOnlyWhatCrossedTheFailure(t *testing.T) {
 }
 
 // checkRepair checks every property of a repair from prev to got on f.
-func checkRepair(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st Stats) {
+func checkRepair(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st repair.Stats) {
 	t.Helper()
 	checkRepairVLs(t, prev, got, f, st, 4)
 }
 
 // checkRepairVLs is checkRepair on switches with vls data VLs.
-func checkRepairVLs(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st Stats, vls int) {
+func checkRepairVLs(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st repair.Stats, vls int) {
 	t.Helper()
 	checkVerified(t, got, vls)
 	c := &crossing{prev: prev, f: f}
@@ -170,9 +171,9 @@ func checkRepairVLs(t *testing.T, prev, got *lft.Tables, f *fabric.Fabric, st St
 }
 
 // checkEntries: every entry toward a LID still held equals the previous
-// one unless its path crossed the failure; Stats counts the crossed and
+// one unless its path crossed the failure; repair.Stats counts the crossed and
 // the changed entries exactly, and changed ≤ crossed.
-func checkEntries(t *testing.T, c *crossing, got *lft.Tables, st Stats) {
+func checkEntries(t *testing.T, c *crossing, got *lft.Tables, st repair.Stats) {
 	t.Helper()
 	prev := c.prev
 	f, pf := got.Fabric(), prev.Fabric()
@@ -228,7 +229,7 @@ func checkPathSLs(t *testing.T, c *crossing, got *lft.Tables) {
 // except that a spare pair's SL goes to its VL from in ports fed by a
 // switch, and to VL 0 from HCAs, and that with the four-hop rule turned on
 // an entry may go from VL 2 to VL 3.
-func checkSL2VL(t *testing.T, prev, got *lft.Tables, spares []Spare, fourHops bool) {
+func checkSL2VL(t *testing.T, prev, got *lft.Tables, spares []repair.Spare, fourHops bool) {
 	t.Helper()
 	f, pf := got.Fabric(), prev.Fabric()
 	for _, sw := range got.Switches() {
@@ -269,7 +270,7 @@ func TestRepairIsDeterministic(t *testing.T) {
 	f := failure(t, prev.Fabric(), 2, 0, 3)
 	var outs [2]string
 	for i, w := range []int{1, 4} {
-		got, _, err := Repair(prev, f, Options{Workers: w, VLs: 4})
+		got, _, err := repair.Repair(prev, f, repair.Options{Workers: w, VLs: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +299,7 @@ func TestRepairOfDFSSSPTablesRefusesOrHolds(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		prev := routed(t, 5, "dfsssp", 0, seed).Tables
 		f := failure(t, prev.Fabric(), 2, 0, seed)
-		got, st, err := Repair(prev, f, Options{Workers: 2, VLs: 4})
+		got, st, err := repair.Repair(prev, f, repair.Options{Workers: 2, VLs: 4})
 		if err != nil {
 			if !strings.Contains(err.Error(), "recompute in full") {
 				t.Fatalf("a refusal that does not say what to do: %v", err)
@@ -333,7 +334,7 @@ func TestRepairIgnoresNodeNumbering(t *testing.T) {
 			sameRepair(t, cur, step.Fabric, base)
 			return
 		}
-		if cur, _, err = Repair(cur, step.Fabric, Options{VLs: 8, Base: base}); err != nil {
+		if cur, _, err = repair.Repair(cur, step.Fabric, repair.Options{VLs: 8, Base: base}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -356,7 +357,7 @@ func sameRepair(t *testing.T, prev *lft.Tables, f *fabric.Fabric, base *lft.Tabl
 	}
 	var outs [2]string
 	for i, fab := range []*fabric.Fabric{f, g} {
-		got, _, err := Repair(prev, fab, Options{VLs: 8, Base: base, Workers: 1 + 3*i})
+		got, _, err := repair.Repair(prev, fab, repair.Options{VLs: 8, Base: base, Workers: 1 + 3*i})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,8 @@
-package repair
+package repair_test
 
 import (
 	"math/rand/v2"
+	"slimroute/repair"
 	"testing"
 
 	"slimroute/internal/failures"
@@ -37,7 +38,7 @@ func TestTheSparePairIsProgrammedAhead(t *testing.T) {
 				if len(g.SwitchView().Components()) != 1 {
 					continue
 				}
-				tab, st, err := Repair(base.Tables, g, Options{Workers: 2, VLs: vls, Base: base.Tables})
+				tab, st, err := repair.Repair(base.Tables, g, repair.Options{Workers: 2, VLs: vls, Base: base.Tables})
 				if err != nil {
 					t.Fatalf("%s, %d VLs: %v", cf.name, vls, err)
 				}

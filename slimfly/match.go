@@ -51,12 +51,8 @@ func Translations(adj [][]int32, budget int) [][]int32 {
 // a time, backtracking where the colour classes stop matching). Each
 // refinement costs O((n + E) log n).
 func Match(adj [][]int32, budget int) []int32 {
-	q := QOf(len(adj))
-	if q == 0 {
-		return nil
-	}
-	d, err := NewDesign(q)
-	if err != nil {
+	d := designOf(len(adj))
+	if d == nil {
 		return nil
 	}
 	for _, nb := range adj {
@@ -68,7 +64,7 @@ func Match(adj [][]int32, budget int) []int32 {
 	// no (s, x, 0) matches no (s, x, y); both sides early, as a Slim Fly
 	// whose sides differ tells them apart only deep in the search
 	var first []int32
-	for x := 0; x < q; x++ {
+	for x := 0; x < d.Q; x++ {
 		for s := 0; s < 2; s++ {
 			first = append(first, int32(d.Index(Router{S: s, X: x})))
 		}
@@ -186,6 +182,19 @@ func carried(phi []int32, ps [][]int32) [][]int32 {
 		copy(p, img)
 	}
 	return ps
+}
+
+// designOf returns the design of n switches, nil when there is none.
+func designOf(n int) *Design {
+	q := QOf(n)
+	if q == 0 {
+		return nil
+	}
+	d, err := NewDesign(q)
+	if err != nil {
+		return nil
+	}
+	return d
 }
 
 // graph returns the design's switch graph, vertices in Index order.

@@ -85,31 +85,35 @@ func shuffledSlimFly(t *testing.T, q int, rng *rand.Rand) [][]int32 {
 func TestOtherGraphsAreNotSlimFlies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	for _, q := range []int{5, 7} {
-		adj := shuffledSlimFly(t, q, rng)
-		// a double edge swap: a-b, c-d → a-c, b-d where a-c, b-d are no edges
-		for {
-			a := int32(rng.IntN(len(adj)))
-			b := adj[a][rng.IntN(len(adj[a]))]
-			c := int32(rng.IntN(len(adj)))
-			d := adj[c][rng.IntN(len(adj[c]))]
-			if a == c || a == d || b == c || b == d || slices.Contains(adj[a], c) || slices.Contains(adj[b], d) {
-				continue
-			}
-			swap := func(x, from, to int32) {
-				adj[x][slices.Index(adj[x], from)] = to
-			}
-			swap(a, b, c)
-			swap(b, a, d)
-			swap(c, d, a)
-			swap(d, c, b)
-			break
-		}
+		adj := rewired(shuffledSlimFly(t, q, rng), rng)
 		if tr := Translations(adj, TranslationBudget); tr != nil {
 			t.Errorf("q=%d with two edges swapped recognised as a Slim Fly", q)
 		}
 	}
 	if Translations(make([][]int32, 49), TranslationBudget) != nil {
 		t.Error("49 isolated vertices recognised as a Slim Fly")
+	}
+}
+
+// rewired returns adj with two of its edges swapped in place: a-b, c-d →
+// a-c, b-d where a-c and b-d are no edges (the same order and degrees).
+func rewired(adj [][]int32, rng *rand.Rand) [][]int32 {
+	for {
+		a := int32(rng.IntN(len(adj)))
+		b := adj[a][rng.IntN(len(adj[a]))]
+		c := int32(rng.IntN(len(adj)))
+		d := adj[c][rng.IntN(len(adj[c]))]
+		if a == c || a == d || b == c || b == d || slices.Contains(adj[a], c) || slices.Contains(adj[b], d) {
+			continue
+		}
+		swap := func(x, from, to int32) {
+			adj[x][slices.Index(adj[x], from)] = to
+		}
+		swap(a, b, c)
+		swap(b, a, d)
+		swap(c, d, a)
+		swap(d, c, b)
+		return adj
 	}
 }
 

@@ -46,8 +46,12 @@ type routeSummary struct {
 	Unreachable []string       `json:"unreachable,omitempty"`
 	Settings    *routeSettings `json:"settings"` // what the run asked for (--previous reads it)
 	// Jobs says what routing for the jobs of --jobs did
-	Jobs  *jobsRouted `json:"jobs,omitempty"`
-	Files []string    `json:"files"`
+	Jobs *jobsRouted `json:"jobs,omitempty"`
+	// Completed says the fabric, a Slim Fly with cables or hosts missing,
+	// was routed as its design and the tables repaired for it (the
+	// layers and deadlock figures are then the design's)
+	Completed *pipeline.Completion `json:"completed,omitempty"`
+	Files     []string             `json:"files"`
 }
 
 func routeCommand() *cli.Command {
@@ -169,6 +173,7 @@ func routeFiles(f *fabric.Fabric, cfg pipeline.Config, res *pipeline.Result, ibd
 	}
 	sum.LIDs.LMC, sum.LIDs.Ports, sum.LIDs.Top = int(lids.LMC()), lids.NumPorts(), int(lids.Top())
 	sum.Verify = rep
+	sum.Completed = res.Completed
 	for _, p := range tab.Unreachable() {
 		sum.Unreachable = append(sum.Unreachable, f.PortString(p))
 	}
@@ -280,6 +285,9 @@ func humanBytes(n int64) string {
 // printRoute prints what a routing run did, for people.
 func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir string) {
 	r, a, lids, rep := res.Routing, res.Assignment, res.LIDs, res.Verify
+	if c := res.Completed; c != nil {
+		fmt.Fprintf(out, "%s; the layers and VLs below are the design's, the LIDs and the verifier's figures this fabric's\n", c)
+	}
 	fmt.Fprintln(out, layerSummary(r, sum.Fabric.Switches, sum.Fabric.Endpoints))
 	for _, st := range r.Stats {
 		fmt.Fprintf(out, "  layer %d: %d pairs (source switch, destination endpoint) by switch-to-switch hops: %s", st.Layer, st.Pairs, hopCounts(st.Lengths))

@@ -255,8 +255,14 @@ func Summary(res *pipeline.Result) string {
 	if t := res.Routing.Traffic; t != nil {
 		jobs = fmt.Sprintf(", routed for the jobs' %d flows (%d moves, %d entries)", t.Flows, t.Moves, t.Entries)
 	}
-	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s)%s, deadlock scheme %s: %d VLs, %d SLs; verifier: no loops, acyclic CDG over %d paths",
-		res.Routing.NumSwitches(), len(res.LIDs.Ports()), res.Routing.NumLayers(), res.Routing.Bounds, jobs, a.Scheme, a.VLs, a.SLs, res.Verify.Walks)
+	design := ""
+	if c := res.Completed; c != nil {
+		design = "; " + c.String()
+	}
+	// after a completion the repair may have put routes on the spare VL:
+	// the VLs are those the paths take
+	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s)%s, deadlock scheme %s: %d VLs, %d SLs%s; verifier: no loops, acyclic CDG over %d paths",
+		res.Routing.NumSwitches(), len(res.LIDs.Ports()), res.Routing.NumLayers(), res.Routing.Bounds, jobs, a.Scheme, max(a.VLs, res.Verify.VLs), a.SLs, design, res.Verify.Walks)
 }
 
 // LFT returns the table of the switch with node GUID guid: empty for a

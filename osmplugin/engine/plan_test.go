@@ -20,8 +20,10 @@ import (
 // same Slim Fly as OpenSM discovers it — other names, GUIDs, port numbers
 // and order, OpenSM's LIDs at LMC 2: the plugin takes its layers from the
 // plan and answers every LFT, path SL and SL2VL entry as it does when it
-// routes the sweep without a plan. With a cable down the fabric is not
-// the plan: the plugin says so and routes it as without one.
+// routes the sweep without a plan. With a cable down a Slim Fly of q ≥ 7
+// is routed as its design (pipeline.Run), whose layers the plan has; one
+// of q = 5 is not the plan: the plugin says so and routes it as without
+// one.
 func TestPlanGivesASweepItsRouting(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 1))
 	for _, q := range []int{5, 7} {
@@ -43,7 +45,7 @@ func TestPlanGivesASweepItsRouting(t *testing.T) {
 			name string
 			f    *fabric.Fabric
 			fits bool
-		}{{"discovered", found, true}, {"a cable down", damaged, false}} {
+		}{{"discovered", found, true}, {"a cable down", damaged, q >= 7}} {
 			f, js := withLIDs(t, c.f, 2)
 			got, err := plan.Compute(js, cfg, 2, nil)
 			if err != nil {
@@ -58,6 +60,9 @@ func TestPlanGivesASweepItsRouting(t *testing.T) {
 			}
 			if !c.fits && !strings.Contains(got.Summary(), "is not the plan") {
 				t.Errorf("q=%d, %s: the summary does not say the fabric is not the plan: %q", q, c.name, got.Summary())
+			}
+			if c.f == damaged && c.fits && !strings.Contains(got.Summary(), "routed as the Slim Fly design of q = 7 (with the 1 cable and 0 HCAs it lacks)") {
+				t.Errorf("q=%d, %s: the summary does not say the fabric was routed as its design: %q", q, c.name, got.Summary())
 			}
 			sameAnswers(t, f, got, want)
 		}

@@ -1,0 +1,257 @@
+package slimfly
+
+// Finding the design in a Slim Fly with cables missing. A fabric in
+// service rarely has every cable in: Embed maps the switch graph of such
+// a fabric onto its design, so that the routing can be made for the
+// design, under its symmetry, and carried to the fabric by a repair.
+//
+// The search maps one vertex at a time, the one with the most neighbours
+// mapped first (ties: the lowest index), onto a design vertex adjacent to
+// the images of all of them. A design edge between two mapped vertices
+// that the graph lacks is a missing cable; the design has
+// |E_design| − |E_graph| of them, so a partial map with more is wrong and
+// the search backtracks; so does one with more such edges at a vertex
+// than the vertex has cables fewer than the design. The first vertex, the first of the highest
+// degree, maps onto router (0, 0, 0) or else (1, 0, 0): the shears are
+// transitive on each side (DesignShears), and for q = 7, 8, 11 and 16 no
+// automorphism takes a side onto the other (a first vertex on the wrong
+// side found no map). Each assignment costs O(n) (choosing the next
+// vertex) plus O(k′) (its candidates and missing edges), so a search
+// that does not backtrack costs O(n²).
+
+// EmbedBudget is a budget of assignments for Embed (about a microsecond
+// each). Twenty draws each of q = 7 … 17 with one edge to 5 % of them
+// removed took at most 3 ms (q = 7), 16 ms (q = 11), 34 ms (q = 13) and
+// 320 ms (q = 16).
+const EmbedBudget = 2_000_000
+
+// Embed returns, when the undirected simple graph adj (vertices 0..n−1,
+// n = 2q², neighbour lists without repeats) is a Slim Fly's design graph
+// with some edges left out, a map onto the design: out[v] is the Index
+// (Design.Index) of the router vertex v plays, every edge of adj maps
+// onto an edge of the design, and the design's edges between images that
+// adj lacks are its missing cables. It returns nil when there is no such
+// map, when adj lacks no edge (use Match), or when finding one takes more
+// than budget assignments. Which map it returns depends on adj's
+// numbering only.
+func Embed(adj [][]int32, budget int) []int32 {
+	d := designOf(len(adj))
+	if d == nil {
+		return nil
+	}
+	e := newEmbedder(adj, d.graph())
+	if e == nil {
+		return nil
+	}
+	// restarts with doubling budgets, each trying candidates in another
+	// order: a wrong early choice can take long to refute, and another
+	// order seldom makes the same one (the search's cost is heavy-tailed)
+	for r, b := 0, embedFirstBudget; budget > 0; r, b = r+1, b+b*(r%2) {
+		e.reset(r, min(b, budget))
+		if e.search(0) {
+			return e.phi
+		}
+		budget -= min(b, budget)
+	}
+	return nil
+}
+
+// embedFirstBudget is the assignments of Embed's first try.
+const embedFirstBudget = 1024
+
+// embedder holds the search's state.
+type embedder struct {
+	g, d     [][]int32 // the graph and the design
+	gBits    []uint64  // the graph's adjacency, n×n bits
+	dBits    []uint64  // the design's
+	n        int
+	phi, inv []int32 // graph → design, design → graph (−1: unmapped)
+	mapped   []int32 // per graph vertex: how many neighbours are mapped
+	lacks    []int32 // per graph vertex: design edges at its image to mapped ones it lacks
+	missing  int     // design edges between images the graph lacks
+	spare    int     // how many the design has in all
+	budget   int
+	try      int // the restart: candidates are tried in an order of its own
+}
+
+func newEmbedder(g, d [][]int32) *embedder {
+	n := len(g)
+	e := &embedder{g: g, d: d, n: n,
+		gBits: bitMatrix(g), dBits: bitMatrix(d),
+		phi: make([]int32, n), inv: make([]int32, n), mapped: make([]int32, n), lacks: make([]int32, n)}
+	eg, ed, k := 0, 0, len(d[0])
+	for v := range n {
+		if len(g[v]) > k {
+			return nil
+		}
+		eg += len(g[v])
+		ed += len(d[v])
+	}
+	e.spare = (ed - eg) / 2
+	if e.spare <= 0 {
+		return nil
+	}
+	return e
+}
+
+// reset empties the map for restart try with budget assignments.
+func (e *embedder) reset(try, budget int) {
+	for v := range e.n {
+		e.phi[v], e.inv[v], e.mapped[v], e.lacks[v] = -1, -1, 0, 0
+	}
+	e.missing, e.try, e.budget = 0, try, budget
+}
+
+func bitMatrix(adj [][]int32) []uint64 {
+	n := len(adj)
+	w := (n + 63) / 64
+	bits := make([]uint64, n*w)
+	for v, nb := range adj {
+		for _, x := range nb {
+			bits[v*w+int(x)/64] |= 1 << (x % 64)
+		}
+	}
+	return bits
+}
+
+func (e *embedder) has(bits []uint64, a, b int32) bool {
+	w := (e.n + 63) / 64
+	return bits[int(a)*w+int(b)/64]&(1<<(b%64)) != 0
+}
+
+// search maps the remaining vertices, depth of them mapped so far.
+func (e *embedder) search(depth int) bool {
+	if depth == e.n {
+		return true
+	}
+	v := e.next(depth)
+	if v < 0 {
+		return false // a vertex no mapped one reaches: the graph is split
+	}
+	for _, c := range e.candidates(v, depth) {
+		if e.budget <= 0 {
+			return false
+		}
+		e.budget--
+		if e.assign(v, c) && e.open(v) && e.search(depth+1) {
+			return true
+		}
+		e.unassign(v, c)
+	}
+	return false
+}
+
+// next returns the unmapped vertex with the most mapped neighbours, the
+// lowest index among them; first the lowest of the most neighbours.
+func (e *embedder) next(depth int) int32 {
+	if depth == 0 {
+		first := int32(0)
+		for v := range e.g {
+			if len(e.g[v]) > len(e.g[first]) {
+				first = int32(v)
+			}
+		}
+		return first
+	}
+	best := int32(-1)
+	for v := range e.n {
+		if e.phi[v] < 0 && e.mapped[v] > 0 && (best < 0 || e.mapped[v] > e.mapped[best]) {
+			best = int32(v)
+		}
+	}
+	return best
+}
+
+// candidates lists the unused design vertices adjacent to the images of
+// all of v's mapped neighbours, in Index order.
+func (e *embedder) candidates(v int32, depth int) []int32 {
+	if depth == 0 {
+		return []int32{int32(e.try%2) * int32(e.n/2)} // a router of one side, the other the next try
+	}
+	var anchor int32 = -1
+	for _, w := range e.g[v] {
+		if e.phi[w] >= 0 {
+			anchor = e.phi[w]
+			break
+		}
+	}
+	var out []int32
+	for _, c := range e.d[anchor] {
+		if e.inv[c] < 0 && e.fits(v, c) {
+			out = append(out, c)
+		}
+	}
+	if n := len(out); n > 1 && e.try > 1 {
+		k := int(mix(uint64(e.try)<<32|uint64(v)) % uint64(n))
+		out = append(out[k:], out[:k]...)
+	}
+	return out
+}
+
+// open says whether each unmapped neighbour of v, just mapped, still has
+// a design vertex to go to (forward checking: a wrong choice is refuted
+// here rather than many levels deeper).
+func (e *embedder) open(v int32) bool {
+	for _, u := range e.g[v] {
+		if e.phi[u] >= 0 {
+			continue
+		}
+		found := false
+		for _, c := range e.d[e.phi[v]] {
+			if e.inv[c] < 0 && e.fits(u, c) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// fits says whether c is adjacent to the images of all of u's mapped
+// neighbours.
+func (e *embedder) fits(u, c int32) bool {
+	for _, w := range e.g[u] {
+		if e.phi[w] >= 0 && !e.has(e.dBits, c, e.phi[w]) {
+			return false
+		}
+	}
+	return true
+}
+
+// assign maps v onto c and counts the design edges it closes that the
+// graph lacks; false (the map kept, for unassign) when they are more than
+// the design has missing, or more at a vertex than its degree falls short
+// of the design's.
+func (e *embedder) assign(v, c int32) bool {
+	e.phi[v], e.inv[c] = c, v
+	for _, w := range e.g[v] {
+		e.mapped[w]++
+	}
+	ok := true
+	for _, x := range e.d[c] {
+		if w := e.inv[x]; w >= 0 && !e.has(e.gBits, v, w) {
+			e.missing++
+			e.lacks[v]++
+			e.lacks[w]++
+			ok = ok && int(e.lacks[w]) <= len(e.d[x])-len(e.g[w])
+		}
+	}
+	return ok && e.missing <= e.spare && int(e.lacks[v]) <= len(e.d[c])-len(e.g[v])
+}
+
+func (e *embedder) unassign(v, c int32) {
+	for _, x := range e.d[c] {
+		if w := e.inv[x]; w >= 0 && !e.has(e.gBits, v, w) {
+			e.missing--
+			e.lacks[v]--
+			e.lacks[w]--
+		}
+	}
+	for _, w := range e.g[v] {
+		e.mapped[w]--
+	}
+	e.phi[v], e.inv[c] = -1, -1
+}

@@ -1,0 +1,90 @@
+package slimfly
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// withoutEdges returns adj less k of its edges, drawn at random.
+func withoutEdges(adj [][]int32, k int, rng *rand.Rand) [][]int32 {
+	type edge struct{ a, b int32 }
+	var edges []edge
+	for v, nb := range adj {
+		for _, x := range nb {
+			if int32(v) < x {
+				edges = append(edges, edge{int32(v), x})
+			}
+		}
+	}
+	gone := map[edge]bool{}
+	for _, i := range rng.Perm(len(edges))[:k] {
+		gone[edges[i]] = true
+	}
+	out := make([][]int32, len(adj))
+	for v, nb := range adj {
+		for _, x := range nb {
+			if !gone[edge{min(int32(v), x), max(int32(v), x)}] {
+				out[v] = append(out[v], x)
+			}
+		}
+	}
+	return out
+}
+
+// TestEmbedFindsTheDesignBehindMissingCables: shuffled Slim Flies of q up
+// to 17 with 1 edge to 3 % of the edges removed at random are embedded
+// into their design, judged from the graph and the design alone: a
+// bijection, every edge onto a design edge (so exactly as many design
+// edges unmatched as were removed). Intact graphs are left to Match.
+func TestEmbedFindsTheDesignBehindMissingCables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	for _, q := range []int{3, 4, 5, 7, 8, 9, 11, 13, 16, 17} {
+		d, err := NewDesign(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		design := d.graph()
+		for _, share := range []float64{0, 0.01, 0.03} {
+			t.Run(fmt.Sprintf("q=%d/%.0f%%", q, 100*share), func(t *testing.T) {
+				full := shuffledSlimFly(t, q, rng)
+				edges := len(full) * len(full[0]) / 2
+				k := max(1, int(share*float64(edges)))
+				adj := withoutEdges(full, k, rng)
+				phi := Embed(adj, EmbedBudget)
+				if phi == nil {
+					t.Fatalf("%d of %d edges removed: not embedded", k, edges)
+				}
+				seen := make([]bool, len(phi))
+				for v, c := range phi {
+					if c < 0 || int(c) >= len(phi) || seen[c] {
+						t.Fatalf("vertex %d maps onto %d: no bijection", v, c)
+					}
+					seen[c] = true
+					for _, x := range adj[v] {
+						if !slices.Contains(design[c], phi[x]) {
+							t.Fatalf("edge %d-%d maps onto a non-edge", v, x)
+						}
+					}
+				}
+				if Embed(full, EmbedBudget) != nil {
+					t.Fatal("an intact graph embedded: Match's to recognise")
+				}
+			})
+		}
+	}
+}
+
+// TestEmbedRefusesOtherGraphs: a Slim Fly with an edge moved and then one
+// removed (so that it has an edge its design cannot hold), and a graph
+// with a vertex of too high a degree, are refused.
+func TestEmbedRefusesOtherGraphs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 3))
+	for _, q := range []int{5, 7} {
+		adj := rewired(shuffledSlimFly(t, q, rng), rng)
+		if Embed(withoutEdges(adj, 2, rng), EmbedBudget) != nil {
+			t.Errorf("q=%d: a rewired graph embedded", q)
+		}
+	}
+}
