@@ -19,12 +19,12 @@ import (
 // damaged is a generated Slim Fly in service: some switch-to-switch
 // cables and some hosts missing.
 type damaged struct {
-	q, cables, hosts int
-	seed             uint64
+	q, switches, cables, hosts int
+	seed                       uint64
 }
 
 func (d damaged) String() string {
-	return fmt.Sprintf("q=%d/%d cables/%d hosts/seed %d", d.q, d.cables, d.hosts, d.seed)
+	return fmt.Sprintf("q=%d/%d switches/%d cables/%d hosts/seed %d", d.q, d.switches, d.cables, d.hosts, d.seed)
 }
 
 // build draws d's fabric, its nodes listed in a random order (the
@@ -36,7 +36,7 @@ func (d damaged) build(t testing.TB) *fabric.Fabric {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := failures.Draw(sf, d.cables, 0, d.seed)
+	f, err := failures.Draw(sf, d.cables, d.switches, d.seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,17 +58,17 @@ func (d damaged) build(t testing.TB) *fabric.Fabric {
 	return f
 }
 
-// draws generates damaged Slim Flies: q = 7, 8 and 9, up to 1 % of the
-// cables (maxMissing) and up to 6 hosts missing, something missing in
-// each.
+// draws generates damaged Slim Flies: q = 7, 8 and 9, a switch missing
+// in every third, up to 1 % of the cables (maxMissing) and up to 6 hosts,
+// something missing in each.
 func draws(n int) []damaged {
 	rng := rand.New(rand.NewPCG(3, 0xda))
 	var out []damaged
 	for i := range n {
 		q := []int{7, 8, 9}[i%3]
 		cables := q * q * (3*q + 1) / 2 // about the design's cables
-		d := damaged{q: q, cables: rng.IntN(cables*maxMissing/1000 + 1), hosts: rng.IntN(7), seed: uint64(i + 1)}
-		if d.cables+d.hosts == 0 {
+		d := damaged{q: q, switches: min(1, i%4/3), cables: rng.IntN(cables*maxMissing/1000 + 1), hosts: rng.IntN(7), seed: uint64(i + 1)}
+		if d.switches+d.cables+d.hosts == 0 {
 			d.cables = 1
 		}
 		out = append(out, d)
@@ -100,8 +100,8 @@ func TestSlimFliesInServiceRouteAsTheirDesign(t *testing.T) {
 			if c == nil {
 				t.Fatal("routed in full, not as its design")
 			}
-			if c.Cables != d.cables || c.HCAs < d.hosts {
-				t.Fatalf("%v: added %d cables and %d HCAs", d, c.Cables, c.HCAs)
+			if c.Switches != d.switches || c.Cables != d.cables || c.HCAs < d.hosts {
+				t.Fatalf("%v: added %d switches, %d cables and %d HCAs", d, c.Switches, c.Cables, c.HCAs)
 			}
 			rep, err := verify.Check(res.Tables, 1)
 			if err != nil || !rep.Acyclic() || rep.VLs > 4 {
@@ -156,13 +156,13 @@ func TestDesignRoutingKeepsTheQuality(t *testing.T) {
 		t.Skip("routes damaged Slim Flies in full: seconds each")
 	}
 	cfg := Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
-	for _, c := range []struct{ q, cables int }{{7, 1}, {7, 5}, {9, 2}, {9, 10}} {
+	for _, c := range []struct{ q, cables, switches int }{{7, 1, 0}, {7, 5, 0}, {7, 0, 1}, {9, 2, 0}, {9, 10, 0}} {
 		sf, err := slimfly.Build(slimfly.Params{Q: c.q})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cables := c.cables
-		f, err := failures.Draw(sf, cables, 0, uint64(cables))
+		f, err := failures.Draw(sf, cables, c.switches, uint64(cables+1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,9 +179,9 @@ func TestDesignRoutingKeepsTheQuality(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, b := disjoint3(t, res.Tables), disjoint3(t, full.Tables)
-		t.Logf("q=%d, %d cables missing: as the design %.2f %%, in full %.2f %% of pairs with ≥ 3 disjoint paths", c.q, cables, a, b)
+		t.Logf("q=%d, %d switches and %d cables missing: as the design %.2f %%, in full %.2f %% of pairs with ≥ 3 disjoint paths", c.q, c.switches, cables, a, b)
 		if a < b-1 {
-			t.Errorf("q=%d, %d cables missing: %.2f %% against %.2f %% routed in full", c.q, cables, a, b)
+			t.Errorf("q=%d, %d switches and %d cables missing: %.2f %% against %.2f %% routed in full", c.q, c.switches, cables, a, b)
 		}
 	}
 }
@@ -196,8 +196,8 @@ func disjoint3(t *testing.T, tab *lft.Tables) float64 {
 }
 
 // TestWhatIsNotRoutedAsItsDesign: an intact Slim Fly (its layers see the
-// symmetry), one of q = 5, one with a switch gone, one with more than
-// maxMissing of its cables gone, and a damaged one under the dfsssp
+// symmetry), one of q = 5, ones with more than maxMissing of its cables
+// or more than maxSwitches of its switches gone, and a damaged one under the dfsssp
 // scheme (which a repair does not keep deadlock-free) are routed in full.
 func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 	build := func(q, cables, switches int) *fabric.Fabric {
@@ -218,7 +218,7 @@ func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 	}{
 		{"intact q=7", build(7, 0, 0), "auto"},
 		{"q=5 less a cable", build(5, 1, 0), "auto"},
-		{"q=7 less a switch", build(7, 0, 1), "auto"},
+		{"q=7 less two switches", build(7, 0, 2), "auto"},
 		{"q=7 less 1.1 % of its cables", build(7, 6, 0), "auto"},
 		{"q=7 less a cable, dfsssp", build(7, 1, 0), "dfsssp"},
 	} {

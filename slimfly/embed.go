@@ -25,17 +25,24 @@ package slimfly
 // 320 ms (q = 16).
 const EmbedBudget = 2_000_000
 
+// EmbedMissing is the most routers a graph Embed maps may lack.
+const EmbedMissing = 2
+
 // Embed returns, when the undirected simple graph adj (vertices 0..n−1,
-// n = 2q², neighbour lists without repeats) is a Slim Fly's design graph
-// with some edges left out, a map onto the design: out[v] is the Index
-// (Design.Index) of the router vertex v plays, every edge of adj maps
-// onto an edge of the design, and the design's edges between images that
-// adj lacks are its missing cables. It returns nil when there is no such
-// map, when adj lacks no edge (use Match), or when finding one takes more
-// than budget assignments. Which map it returns depends on adj's
-// numbering only.
+// neighbour lists without repeats) is a Slim Fly's design graph with some
+// edges left out, and up to EmbedMissing of its routers (n = 2q² − m), a
+// map into the design: out[v] is the Index (Design.Index) of the router
+// vertex v plays, every edge of adj maps onto an edge of the design, the
+// design's edges between images that adj lacks are its missing cables,
+// and the routers no vertex plays its missing routers. It returns nil
+// when there is no such map, when adj lacks nothing (use Match), or when
+// finding one takes more than budget assignments. Which map it returns
+// depends on adj's numbering only.
 func Embed(adj [][]int32, budget int) []int32 {
-	d := designOf(len(adj))
+	var d *Design
+	for m := 0; m <= EmbedMissing && d == nil; m++ {
+		d = designOf(len(adj) + m)
+	}
 	if d == nil {
 		return nil
 	}
@@ -62,30 +69,32 @@ const embedFirstBudget = 1024
 // embedder holds the search's state.
 type embedder struct {
 	g, d     [][]int32 // the graph and the design
-	gBits    []uint64  // the graph's adjacency, n×n bits
+	gBits    []uint64  // the graph's adjacency, a row of w words per vertex
 	dBits    []uint64  // the design's
-	n        int
-	phi, inv []int32 // graph → design, design → graph (−1: unmapped)
-	mapped   []int32 // per graph vertex: how many neighbours are mapped
-	lacks    []int32 // per graph vertex: design edges at its image to mapped ones it lacks
-	missing  int     // design edges between images the graph lacks
-	spare    int     // how many the design has in all
+	n, w     int       // the graph's vertices, the words of a row
+	phi, inv []int32   // graph → design, design → graph (−1: unmapped)
+	mapped   []int32   // per graph vertex: how many neighbours are mapped
+	lacks    []int32   // per graph vertex: design edges at its image to mapped ones it lacks
+	missing  int       // design edges between images the graph lacks
+	spare    int       // how many the design has in all
 	budget   int
 	try      int // the restart: candidates are tried in an order of its own
 }
 
 func newEmbedder(g, d [][]int32) *embedder {
-	n := len(g)
-	e := &embedder{g: g, d: d, n: n,
-		gBits: bitMatrix(g), dBits: bitMatrix(d),
-		phi: make([]int32, n), inv: make([]int32, n), mapped: make([]int32, n), lacks: make([]int32, n)}
+	n, w := len(g), (len(d)+63)/64
+	e := &embedder{g: g, d: d, n: n, w: w,
+		gBits: bitMatrix(g, w), dBits: bitMatrix(d, w),
+		phi: make([]int32, n), inv: make([]int32, len(d)), mapped: make([]int32, n), lacks: make([]int32, n)}
 	eg, ed, k := 0, 0, len(d[0])
 	for v := range n {
 		if len(g[v]) > k {
 			return nil
 		}
 		eg += len(g[v])
-		ed += len(d[v])
+	}
+	for _, nb := range d {
+		ed += len(nb)
 	}
 	e.spare = (ed - eg) / 2
 	if e.spare <= 0 {
@@ -97,15 +106,16 @@ func newEmbedder(g, d [][]int32) *embedder {
 // reset empties the map for restart try with budget assignments.
 func (e *embedder) reset(try, budget int) {
 	for v := range e.n {
-		e.phi[v], e.inv[v], e.mapped[v], e.lacks[v] = -1, -1, 0, 0
+		e.phi[v], e.mapped[v], e.lacks[v] = -1, 0, 0
+	}
+	for c := range e.inv {
+		e.inv[c] = -1
 	}
 	e.missing, e.try, e.budget = 0, try, budget
 }
 
-func bitMatrix(adj [][]int32) []uint64 {
-	n := len(adj)
-	w := (n + 63) / 64
-	bits := make([]uint64, n*w)
+func bitMatrix(adj [][]int32, w int) []uint64 {
+	bits := make([]uint64, len(adj)*w)
 	for v, nb := range adj {
 		for _, x := range nb {
 			bits[v*w+int(x)/64] |= 1 << (x % 64)
@@ -115,8 +125,7 @@ func bitMatrix(adj [][]int32) []uint64 {
 }
 
 func (e *embedder) has(bits []uint64, a, b int32) bool {
-	w := (e.n + 63) / 64
-	return bits[int(a)*w+int(b)/64]&(1<<(b%64)) != 0
+	return bits[int(a)*e.w+int(b)/64]&(1<<(b%64)) != 0
 }
 
 // search maps the remaining vertices, depth of them mapped so far.
@@ -166,7 +175,7 @@ func (e *embedder) next(depth int) int32 {
 // all of v's mapped neighbours, in Index order.
 func (e *embedder) candidates(v int32, depth int) []int32 {
 	if depth == 0 {
-		return []int32{int32(e.try%2) * int32(e.n/2)} // a router of one side, the other the next try
+		return []int32{int32(e.try%2) * int32(len(e.d)/2)} // a router of one side, the other the next try
 	}
 	var anchor int32 = -1
 	for _, w := range e.g[v] {

@@ -76,6 +76,73 @@ func TestEmbedFindsTheDesignBehindMissingCables(t *testing.T) {
 	}
 }
 
+// withoutVertices returns adj less m of its vertices, drawn at random,
+// and their edges, the others renumbered in order.
+func withoutVertices(adj [][]int32, m int, rng *rand.Rand) [][]int32 {
+	gone := make([]bool, len(adj))
+	for _, v := range rng.Perm(len(adj))[:m] {
+		gone[v] = true
+	}
+	id := make([]int32, len(adj))
+	n := int32(0)
+	for v := range adj {
+		id[v] = n
+		if !gone[v] {
+			n++
+		}
+	}
+	out := make([][]int32, 0, n)
+	for v, nb := range adj {
+		if gone[v] {
+			continue
+		}
+		row := []int32{}
+		for _, x := range nb {
+			if !gone[x] {
+				row = append(row, id[x])
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// TestEmbedFindsTheDesignBehindMissingRouters: shuffled Slim Flies of q
+// = 5 … 13 less one or two routers and up to 1 % of the other edges map
+// into their design: injectively, every edge onto a design edge.
+func TestEmbedFindsTheDesignBehindMissingRouters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 3))
+	for _, q := range []int{5, 7, 8, 9, 11, 13} {
+		d, err := NewDesign(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		design := d.graph()
+		for m := 1; m <= EmbedMissing; m++ {
+			t.Run(fmt.Sprintf("q=%d/%d routers", q, m), func(t *testing.T) {
+				full := shuffledSlimFly(t, q, rng)
+				adj := withoutEdges(withoutVertices(full, m, rng), rng.IntN(len(full)*len(full[0])/200+1), rng)
+				phi := Embed(adj, EmbedBudget)
+				if phi == nil {
+					t.Fatal("not embedded")
+				}
+				seen := make([]bool, len(design))
+				for v, c := range phi {
+					if c < 0 || int(c) >= len(design) || seen[c] {
+						t.Fatalf("vertex %d maps onto %d: not one-to-one", v, c)
+					}
+					seen[c] = true
+					for _, x := range adj[v] {
+						if !slices.Contains(design[c], phi[x]) {
+							t.Fatalf("edge %d-%d maps onto a non-edge", v, x)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestEmbedRefusesOtherGraphs: a Slim Fly with an edge moved and then one
 // removed (so that it has an edge its design cannot hold), and a graph
 // with a vertex of too high a degree, are refused.
