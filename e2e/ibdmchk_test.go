@@ -143,7 +143,9 @@ func TestIBDMChkAgreesAfterCablesFail(t *testing.T) {
 
 // TestIBDMChkAgreesOnGeneratedFailures: a seeded sample of damaged Slim
 // Flies (internal/failures: cables and switches gone, q = 5 and 7), each
-// routed with the defaults on 4 VLs. route's verifier accepts every one
+// routed with the defaults on 4 VLs (q = 7 with a cable, or a switch and
+// two cables, gone is routed as its design and repaired:
+// pipeline.Completion). route's verifier accepts every one
 // (route fails otherwise), and so must ibdmchk on route's LMC-0 view with
 // the path SLs and SL2VL tables.
 func TestIBDMChkAgreesOnGeneratedFailures(t *testing.T) {
@@ -151,7 +153,7 @@ func TestIBDMChkAgreesOnGeneratedFailures(t *testing.T) {
 	t.Parallel() // (files and ibdmchk only; overlaps the other long e2e tests)
 	cases := []struct{ q, cables, switches int }{
 		{5, 2, 0}, {5, 5, 0}, {5, 8, 0}, {5, 0, 1}, {5, 0, 2}, {5, 3, 1},
-		{7, 1, 0}, {7, 16, 0}, {7, 0, 2},
+		{7, 1, 0}, {7, 16, 0}, {7, 0, 2}, {7, 2, 1},
 	}
 	for i, c := range cases {
 		f, err := slimfly.Build(slimfly.Params{Q: c.q})
