@@ -168,6 +168,13 @@ func missingParts(adj [][]int32, d *slimfly.Design) (parts, bool) {
 	if n == N && whole(adj, d) {
 		return parts{}, slimfly.Match(adj, slimfly.TranslationBudget) != nil
 	}
+	// the cables missing between the switches there are, known before the
+	// search while at most one switch is missing (its cables all end on
+	// switches that are there): no search for a fabric past the bound
+	all := N * d.Degree / 2
+	if between := all - (N-n)*d.Degree - ends(adj)/2; N-n <= 1 && 1000*between > maxMissing*all {
+		return parts{}, false
+	}
 	phi := slimfly.Embed(adj, slimfly.EmbedBudget)
 	if phi == nil {
 		return parts{}, false
@@ -197,7 +204,7 @@ func missingParts(adj [][]int32, d *slimfly.Design) (parts, bool) {
 			}
 		}
 	}
-	if 1000*pt.between > maxMissing*N*d.Degree/2 {
+	if 1000*pt.between > maxMissing*all {
 		return parts{}, false
 	}
 	return pt, true
