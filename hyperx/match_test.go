@@ -352,3 +352,58 @@ func randomRegular(n, k int, rng *rand.Rand) [][]int32 {
 		}
 	}
 }
+
+// TestEmbedFindsTheGridBehindMissingCables: shuffled HyperX graphs of two
+// dimensions with a cable to 1 % of them removed map into their grid,
+// judged against the grid's lines alone (each edge joins switches that
+// differ in one coordinate); the sizes are the grid's.
+func TestEmbedFindsTheGridBehindMissingCables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 5))
+	for _, dims := range [][]int{{4, 4}, {6, 6}, {12, 8}, {16, 16}} {
+		grid, _ := hamming(dims)
+		adj := relabelled(grid, rng.Perm(len(grid)), rng)
+		var edges [][2]int32
+		for v, nb := range adj {
+			for _, x := range nb {
+				if int32(v) < x {
+					edges = append(edges, [2]int32{int32(v), x})
+				}
+			}
+		}
+		gone := map[[2]int32]bool{}
+		for _, i := range rng.Perm(len(edges))[:max(1, len(edges)/100)] {
+			gone[edges[i]] = true
+		}
+		cut := make([][]int32, len(adj))
+		for v, nb := range adj {
+			for _, x := range nb {
+				if !gone[[2]int32{min(int32(v), x), max(int32(v), x)}] {
+					cut[v] = append(cut[v], x)
+				}
+			}
+		}
+		got, phi := hyperx.Embed(cut, 2_000_000)
+		if got == nil || got[0] != dims[0] || got[1] != dims[1] {
+			t.Fatalf("%v less %d cables: sizes %v", dims, len(gone), got)
+		}
+		shape := hyperx.Shape{Dims: got}
+		seen := map[int32]bool{}
+		for v, x := range phi {
+			if seen[x] {
+				t.Fatalf("%v: two switches on %d", dims, x)
+			}
+			seen[x] = true
+			for _, u := range cut[v] {
+				a, b, differ := shape.CoordOf(int(x)), shape.CoordOf(int(phi[u])), 0
+				for i := range a {
+					if a[i] != b[i] {
+						differ++
+					}
+				}
+				if differ != 1 {
+					t.Fatalf("%v: edge %d-%d off the grid's lines", dims, v, u)
+				}
+			}
+		}
+	}
+}

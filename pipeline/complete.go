@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"slimroute/fabric"
+	"slimroute/hyperx"
 	"slimroute/lft"
 	"slimroute/slimfly"
 )
@@ -24,8 +25,9 @@ import (
 
 // Completion says what Run added to route a fabric as its design.
 type Completion struct {
-	// Q is the design's prime power.
-	Q int `json:"q"`
+	// Design names the design: "the Slim Fly design of q = 7", "the
+	// HyperX design 16×16".
+	Design string `json:"design"`
 	// Switches, Cables and HCAs count the switches, the cables between
 	// the fabric's switches and the HCAs added (on free ports; an added
 	// switch's cables and HCAs are not counted in Cables and are in HCAs).
@@ -44,7 +46,7 @@ func (c *Completion) String() string {
 	if c.Switches > 0 {
 		lacks = count(c.Switches, "switch") + ", " + lacks
 	}
-	return fmt.Sprintf("routed as the Slim Fly design of q = %d (with the %s it lacks), then repaired (%d LFT entries changed)", c.Q, lacks, c.Changed)
+	return fmt.Sprintf("routed as %s (with the %s it lacks), then repaired (%d LFT entries changed)", c.Design, lacks, c.Changed)
 }
 
 // count writes n things: "1 cable", "2 cables".
@@ -80,35 +82,30 @@ const maxMissing = 10
 // 1.35 points fewer of the right lengths (97.75 against 99.10 %).
 const maxSwitches = 1
 
-// completed returns f with what its Slim Fly design has and f lacks: the
-// switches, the switch-to-switch cables (slimfly.Embed) and, on every
+// completed returns f with what its design — a Slim Fly's, a HyperX's
+// of two dimensions — has and f lacks: the switches, the
+// switch-to-switch cables (slimfly.Embed, hyperx.Embed) and, on every
 // switch, HCAs up to the most any switch has; each on the switch's lowest
 // free ports, the cables first, the added nodes after f's and without
-// GUIDs. It returns nil when f is no Slim Fly of q ≥ completeFrom less
-// some switches, cables and HCAs, lacks nothing, lacks more than
-// maxSwitches switches or maxMissing of the cables between the switches
-// it has, has an HCA on more than one switch port, or has no free port
-// for what is added.
+// GUIDs. It returns nil when f is neither less some switches, cables and
+// HCAs (findDesign), lacks nothing, lacks more than maxMissing of the
+// cables between the switches it has, has an HCA on more than one switch
+// port, or has no free port for what is added.
 func completed(f *fabric.Fabric) (*fabric.Fabric, *Completion) {
 	v := f.SwitchView()
-	var d *slimfly.Design
-	for m := 0; m <= maxSwitches && d == nil; m++ {
-		if q := slimfly.QOf(len(v.IDs) + m); q >= completeFrom {
-			d, _ = slimfly.NewDesign(q)
-		}
-	}
-	if d == nil {
+	adj, hosts, ok := switchGraph(f, v)
+	if !ok || len(adj) == 0 {
 		return nil, nil
 	}
-	adj, hosts, ok := switchGraph(f, v)
-	if !ok || len(adj) == 2*d.Q*d.Q && whole(adj, d) && slices.Min(hosts) == slices.Max(hosts) {
-		return nil, nil // not the design's, or all of it (the layers see the symmetry)
+	des := findDesign(adj, slices.Min(hosts) == slices.Max(hosts))
+	if des == nil {
+		return nil, nil
 	}
-	plan, ok := missingParts(adj, d)
+	plan, ok := missingParts(adj, des)
 	if !ok {
 		return nil, nil
 	}
-	cmp := &Completion{Q: d.Q, Cables: plan.between, Switches: len(plan.design) - len(adj)}
+	cmp := &Completion{Design: des.name, Cables: plan.between, Switches: len(plan.design) - len(adj)}
 	most := slices.Max(hosts)
 	for _, h := range hosts {
 		cmp.HCAs += most - h
@@ -119,6 +116,85 @@ func completed(f *fabric.Fabric) (*fabric.Fabric, *Completion) {
 		return nil, nil
 	}
 	return g, cmp
+}
+
+// design is a whole design and the map of a fabric's switch graph into
+// it.
+type design struct {
+	name  string
+	graph [][]int32 // by design vertex
+	phi   []int32   // switch index -> design vertex
+}
+
+// findDesign returns the design of which adj, a switch graph whose
+// switches have as many HCAs each when uniform, lacks some parts: a Slim
+// Fly of q ≥ completeFrom less up to maxSwitches switches and some
+// cables, or a HyperX of two dimensions less some cables; nil for any
+// other graph and for a whole design with uniform HCAs (the layers see
+// its symmetry without help).
+func findDesign(adj [][]int32, uniform bool) *design {
+	if d := slimflyDesign(adj, uniform); d != nil {
+		return d
+	}
+	return hyperxDesign(adj, uniform)
+}
+
+func slimflyDesign(adj [][]int32, uniform bool) *design {
+	n := len(adj)
+	var d *slimfly.Design
+	for m := 0; m <= maxSwitches && d == nil; m++ {
+		if q := slimfly.QOf(n + m); q >= completeFrom {
+			d, _ = slimfly.NewDesign(q)
+		}
+	}
+	if d == nil {
+		return nil
+	}
+	N := 2 * d.Q * d.Q
+	des := &design{name: fmt.Sprintf("the Slim Fly design of q = %d", d.Q), graph: d.Graph()}
+	if n == N && whole(adj, d.Degree) {
+		if uniform {
+			return nil
+		}
+		des.phi = slimfly.Match(adj, slimfly.TranslationBudget)
+	} else {
+		// the cables missing between the switches there are, known before
+		// the search while at most one switch is missing (its cables all
+		// end on switches that are there): no search past the bound
+		all := N * d.Degree / 2
+		if between := all - (N-n)*d.Degree - ends(adj)/2; N-n <= 1 && 1000*between > maxMissing*all {
+			return nil
+		}
+		des.phi = slimfly.Embed(adj, slimfly.EmbedBudget)
+	}
+	if des.phi == nil {
+		return nil
+	}
+	return des
+}
+
+func hyperxDesign(adj [][]int32, uniform bool) *design {
+	dims, phi := hyperx.Match(adj)
+	if dims != nil && (uniform || len(dims) > 2) {
+		return nil
+	}
+	if dims == nil {
+		// a HyperX less a few cables: every switch but a few has the
+		// highest degree, and the cables missing are few (no search for
+		// the fabrics that are not, a Clos with its leaves and spines)
+		deg := 0
+		for _, nb := range adj {
+			deg = max(deg, len(nb))
+		}
+		if all := len(adj) * deg / 2; 1000*(all-ends(adj)/2) > maxMissing*all {
+			return nil
+		}
+		dims, phi = hyperx.Embed(adj, slimfly.EmbedBudget)
+	}
+	if dims == nil {
+		return nil
+	}
+	return &design{name: fmt.Sprintf("the HyperX design %d×%d", dims[0], dims[1]), graph: hyperx.Grid(dims), phi: phi}
 }
 
 // switchGraph returns f's switch graph (by switch index) and the HCAs on
@@ -160,31 +236,16 @@ type parts struct {
 	between int
 }
 
-// missingParts returns what adj lacks of design d; false when adj is no
-// part of it, lacks more than maxMissing of the cables between its own
-// switches, or nothing.
-func missingParts(adj [][]int32, d *slimfly.Design) (parts, bool) {
-	n, N := len(adj), 2*d.Q*d.Q
-	if n == N && whole(adj, d) {
-		return parts{}, slimfly.Match(adj, slimfly.TranslationBudget) != nil
-	}
-	// the cables missing between the switches there are, known before the
-	// search while at most one switch is missing (its cables all end on
-	// switches that are there): no search for a fabric past the bound
-	all := N * d.Degree / 2
-	if between := all - (N-n)*d.Degree - ends(adj)/2; N-n <= 1 && 1000*between > maxMissing*all {
-		return parts{}, false
-	}
-	phi := slimfly.Embed(adj, slimfly.EmbedBudget)
-	if phi == nil {
-		return parts{}, false
-	}
-	pt := parts{design: slices.Clone(phi)}
-	at := make([]int32, N) // design router -> switch index
+// missingParts returns what adj lacks of its design; false when it lacks
+// more than maxMissing of the cables between its own switches.
+func missingParts(adj [][]int32, des *design) (parts, bool) {
+	n, N := len(adj), len(des.graph)
+	pt := parts{design: slices.Clone(des.phi)}
+	at := make([]int32, N) // design vertex -> switch index
 	for i := range at {
 		at[i] = -1
 	}
-	for s, x := range phi {
+	for s, x := range des.phi {
 		at[x] = int32(s)
 	}
 	for x := range at {
@@ -194,8 +255,8 @@ func missingParts(adj [][]int32, d *slimfly.Design) (parts, bool) {
 		}
 	}
 	for s, x := range pt.design {
-		for _, r := range d.Neighbors(d.RouterAt(int(x))) {
-			t := at[d.Index(r)]
+		for _, y := range des.graph[x] {
+			t := at[y]
 			if int32(s) < t && (int(t) >= n || !slices.Contains(adj[s], t)) {
 				pt.cables = append(pt.cables, [2]int32{int32(s), t})
 				if int(t) < n {
@@ -204,15 +265,15 @@ func missingParts(adj [][]int32, d *slimfly.Design) (parts, bool) {
 			}
 		}
 	}
-	if 1000*pt.between > maxMissing*all {
+	if 1000*pt.between > maxMissing*ends(des.graph)/2 {
 		return parts{}, false
 	}
 	return pt, true
 }
 
-// whole says whether adj has as many cables as the design (which of them
-// Match says).
-func whole(adj [][]int32, d *slimfly.Design) bool { return ends(adj) == len(adj)*d.Degree }
+// whole says whether adj has as many cables as a design of its switches
+// and degree (which of them Match says).
+func whole(adj [][]int32, degree int) bool { return ends(adj) == len(adj)*degree }
 
 // ends counts the cable ends of adj (twice its cables).
 func ends(adj [][]int32) int {

@@ -7,11 +7,14 @@ import (
 	"testing"
 
 	"slimroute/analysis"
+	"slimroute/clos"
 	"slimroute/fabric"
+	"slimroute/hyperx"
 	"slimroute/internal/disguise"
 	"slimroute/internal/failures"
 	"slimroute/internal/hcavl"
 	"slimroute/lft"
+	"slimroute/polarfly"
 	"slimroute/slimfly"
 	"slimroute/verify"
 )
@@ -198,7 +201,8 @@ func disjoint3(t *testing.T, tab *lft.Tables) float64 {
 // TestWhatIsNotRoutedAsItsDesign: an intact Slim Fly (its layers see the
 // symmetry), one of q = 5, ones with more than maxMissing of its cables
 // or more than maxSwitches of its switches gone, and a damaged one under the dfsssp
-// scheme (which a repair does not keep deadlock-free) are routed in full.
+// scheme (which a repair does not keep deadlock-free) are routed in full;
+// so are a Clos, a PolarFly and a HyperX of three dimensions less a cable.
 func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 	build := func(q, cables, switches int) *fabric.Fabric {
 		sf, err := slimfly.Build(slimfly.Params{Q: q})
@@ -211,6 +215,16 @@ func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 		}
 		return f
 	}
+	drawn := func(f *fabric.Fabric, err error) *fabric.Fabric { // f less a cable
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := failures.Draw(f, 1, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
 	for _, c := range []struct {
 		name   string
 		f      *fabric.Fabric
@@ -221,6 +235,9 @@ func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 		{"q=7 less two switches", build(7, 0, 2), "auto"},
 		{"q=7 less 1.1 % of its cables", build(7, 6, 0), "auto"},
 		{"q=7 less a cable, dfsssp", build(7, 1, 0), "dfsssp"},
+		{"a two-level Clos less a cable", drawn(clos.Build(clos.Params{Levels: 2, Radix: 12})), "auto"},
+		{"PolarFly q=7 less a cable", drawn(polarfly.Build(polarfly.Params{Q: 7})), "auto"},
+		{"a HyperX 4×4×4 less a cable", drawn(hyperx.Build(hyperx.Params{Dims: []int{4, 4, 4}})), "auto"},
 	} {
 		if g, _ := completed(c.f); g != nil && c.scheme == "auto" {
 			t.Errorf("%s: completed", c.name)
@@ -229,6 +246,82 @@ func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 			res := runCompleted(c.f, nil, Config{Deadlock: c.scheme}, func(string) {})
 			if res != nil {
 				t.Errorf("%s: routed as its design", c.name)
+			}
+		}
+	}
+}
+
+// TestHyperXInServiceRoutesAsItsDesign: HyperX of two dimensions with
+// cables and hosts missing (seeded) are routed as their grid and
+// repaired: on 4 VLs, verified, with the fabric's LIDs, the same bytes in
+// another order; on the 12 × 8 the pairs with three disjoint paths stay
+// within a point of routing the damaged fabric as it is. (The 16 × 16
+// less a cable routed as it is needs DFSSSP on 8 VLs and 25 s.)
+func TestHyperXInServiceRoutesAsItsDesign(t *testing.T) {
+	for _, c := range []struct {
+		dims          []int
+		endpoints     int
+		cables, hosts int
+		compare       bool
+	}{{[]int{12, 8}, 7, 2, 3, true}, {[]int{16, 16}, 0, 5, 2, false}} {
+		name := fmt.Sprintf("%v less %d cables and %d hosts", c.dims, c.cables, c.hosts)
+		build := func(seed uint64) *fabric.Fabric {
+			hx, err := hyperx.Build(hyperx.Params{Dims: c.dims, Endpoints: c.endpoints})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := failures.Draw(hx, c.cables, 0, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hcas := f.IDsOf(fabric.HCA)
+			if f, err = f.Without(hcas[:c.hosts], nil); err != nil {
+				t.Fatal(err)
+			}
+			if f, err = disguise.Shuffled(f, rand.New(rand.NewPCG(seed, 1))); err != nil {
+				t.Fatal(err)
+			}
+			if f, err = f.Canonical(); err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		f := build(1)
+		cfg := Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
+		res, err := Run(f, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Completed == nil || res.Completed.Cables != c.cables || res.Completed.HCAs < c.hosts {
+			t.Fatalf("%s: completed %+v", name, res.Completed)
+		}
+		if rep, err := verify.Check(res.Tables, 1); err != nil || !rep.Acyclic() || rep.VLs > 4 {
+			t.Fatalf("%s: verifier %v", name, err)
+		}
+		want, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(res.Tables.LIDs().Ports()) != fmt.Sprint(want.Ports()) {
+			t.Fatalf("%s: the tables' LIDs are not the fabric's", name)
+		}
+		again, err := Run(build(2), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(tablesText(t, res.Tables), tablesText(t, again.Tables)) {
+			t.Fatalf("%s: listed in another order, routed otherwise", name)
+		}
+		if c.compare {
+			lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
+			full, err := route(f, lids, cfg, func(string) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := disjoint3(t, res.Tables), disjoint3(t, full.Tables)
+			t.Logf("%s: as the design %.2f %%, as it is %.2f %% of pairs with ≥ 3 disjoint paths", name, a, b)
+			if a < b-1 {
+				t.Errorf("%s: %.2f %% against %.2f %%", name, a, b)
 			}
 		}
 	}

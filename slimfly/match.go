@@ -197,6 +197,9 @@ func designOf(n int) *Design {
 	return d
 }
 
+// Graph returns the design's switch graph, vertices in Index order.
+func (d *Design) Graph() [][]int32 { return d.graph() }
+
 // graph returns the design's switch graph, vertices in Index order.
 func (d *Design) graph() [][]int32 {
 	n := 2 * d.Q * d.Q
