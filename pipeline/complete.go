@@ -175,8 +175,8 @@ func slimflyDesign(adj [][]int32, uniform bool) *design {
 
 func hyperxDesign(adj [][]int32, uniform bool) *design {
 	dims, phi := hyperx.Match(adj)
-	if dims != nil && (uniform || len(dims) > 2) {
-		return nil
+	if dims != nil && (uniform || len(dims) != 2) {
+		return nil // whole, or not of two dimensions (a clique is one)
 	}
 	if dims == nil {
 		// a HyperX less a few cables: every switch but a few has the

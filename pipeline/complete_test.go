@@ -202,7 +202,8 @@ func disjoint3(t *testing.T, tab *lft.Tables) float64 {
 // symmetry), one of q = 5, ones with more than maxMissing of its cables
 // or more than maxSwitches of its switches gone, and a damaged one under the dfsssp
 // scheme (which a repair does not keep deadlock-free) are routed in full;
-// so are a Clos, a PolarFly and a HyperX of three dimensions less a cable.
+// so are a Clos, a PolarFly and a HyperX of three dimensions less a cable,
+// and a clique of switches (a HyperX of one dimension) less a host.
 func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 	build := func(q, cables, switches int) *fabric.Fabric {
 		sf, err := slimfly.Build(slimfly.Params{Q: q})
@@ -225,6 +226,16 @@ func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 		}
 		return g
 	}
+	lessAHost := func(f *fabric.Fabric, err error) *fabric.Fabric {
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := f.Without(f.IDsOf(fabric.HCA)[:1], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
 	for _, c := range []struct {
 		name   string
 		f      *fabric.Fabric
@@ -238,6 +249,7 @@ func TestWhatIsNotRoutedAsItsDesign(t *testing.T) {
 		{"a two-level Clos less a cable", drawn(clos.Build(clos.Params{Levels: 2, Radix: 12})), "auto"},
 		{"PolarFly q=7 less a cable", drawn(polarfly.Build(polarfly.Params{Q: 7})), "auto"},
 		{"a HyperX 4×4×4 less a cable", drawn(hyperx.Build(hyperx.Params{Dims: []int{4, 4, 4}})), "auto"},
+		{"a clique of 5 switches less a host", lessAHost(hyperx.Build(hyperx.Params{Dims: []int{5}})), "auto"},
 	} {
 		if g, _ := completed(c.f); g != nil && c.scheme == "auto" {
 			t.Errorf("%s: completed", c.name)
