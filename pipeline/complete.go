@@ -186,8 +186,8 @@ func hyperxDesign(adj [][]int32, uniform bool) *design {
 		for _, nb := range adj {
 			deg = max(deg, len(nb))
 		}
-		if all := len(adj) * deg / 2; 1000*(all-ends(adj)/2) > maxMissing*all {
-			return nil
+		if all := len(adj) * deg / 2; all == ends(adj)/2 || 1000*(all-ends(adj)/2) > maxMissing*all {
+			return nil // no switch short of a cable (and no HyperX), or too many missing
 		}
 		dims, phi = hyperx.Embed(adj, slimfly.EmbedBudget)
 	}
