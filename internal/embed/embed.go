@@ -184,7 +184,7 @@ func (e *embedder) candidates(v int32, depth int) []int32 {
 			out = append(out, c)
 		}
 	}
-	if n := len(out); n > 1 && e.try > 1 {
+	if n := len(out); n > 1 && e.try >= len(e.first) {
 		k := int(mix(uint64(e.try)<<32|uint64(v)) % uint64(n))
 		out = append(out[k:], out[:k]...)
 	}
