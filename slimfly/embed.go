@@ -35,5 +35,5 @@ func Embed(adj [][]int32, budget int) []int32 {
 	if d == nil {
 		return nil
 	}
-	return embed.Into(adj, d.graph(), []int32{0, int32(d.Q * d.Q)}, budget)
+	return embed.Into(adj, d.Graph(), []int32{0, int32(d.Q * d.Q)}, budget)
 }

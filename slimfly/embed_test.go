@@ -45,7 +45,7 @@ func TestEmbedFindsTheDesignBehindMissingCables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		design := d.graph()
+		design := d.Graph()
 		for _, share := range []float64{0, 0.01, 0.03} {
 			t.Run(fmt.Sprintf("q=%d/%.0f%%", q, 100*share), func(t *testing.T) {
 				full := shuffledSlimFly(t, q, rng)
@@ -56,22 +56,33 @@ func TestEmbedFindsTheDesignBehindMissingCables(t *testing.T) {
 				if phi == nil {
 					t.Fatalf("%d of %d edges removed: not embedded", k, edges)
 				}
-				seen := make([]bool, len(phi))
-				for v, c := range phi {
-					if c < 0 || int(c) >= len(phi) || seen[c] {
-						t.Fatalf("vertex %d maps onto %d: no bijection", v, c)
-					}
-					seen[c] = true
-					for _, x := range adj[v] {
-						if !slices.Contains(design[c], phi[x]) {
-							t.Fatalf("edge %d-%d maps onto a non-edge", v, x)
-						}
-					}
-				}
+				checkEmbedding(t, adj, design, phi)
 				if Embed(full, EmbedBudget) != nil {
 					t.Fatal("an intact graph embedded: Match's to recognise")
 				}
 			})
+		}
+	}
+}
+
+// checkEmbedding judges phi, a map of adj into design, from the two
+// graphs alone: one-to-one into design's vertices, every edge of adj onto
+// an edge of design.
+func checkEmbedding(t *testing.T, adj, design [][]int32, phi []int32) {
+	t.Helper()
+	if len(phi) != len(adj) {
+		t.Fatalf("%d images for %d vertices", len(phi), len(adj))
+	}
+	seen := make([]bool, len(design))
+	for v, c := range phi {
+		if c < 0 || int(c) >= len(design) || seen[c] {
+			t.Fatalf("vertex %d maps onto %d: not one-to-one", v, c)
+		}
+		seen[c] = true
+		for _, x := range adj[v] {
+			if !slices.Contains(design[c], phi[x]) {
+				t.Fatalf("edge %d-%d maps onto a non-edge", v, x)
+			}
 		}
 	}
 }
@@ -117,7 +128,7 @@ func TestEmbedFindsTheDesignBehindMissingRouters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		design := d.graph()
+		design := d.Graph()
 		for m := 1; m <= EmbedMissing; m++ {
 			t.Run(fmt.Sprintf("q=%d/%d routers", q, m), func(t *testing.T) {
 				full := shuffledSlimFly(t, q, rng)
@@ -126,18 +137,7 @@ func TestEmbedFindsTheDesignBehindMissingRouters(t *testing.T) {
 				if phi == nil {
 					t.Fatal("not embedded")
 				}
-				seen := make([]bool, len(design))
-				for v, c := range phi {
-					if c < 0 || int(c) >= len(design) || seen[c] {
-						t.Fatalf("vertex %d maps onto %d: not one-to-one", v, c)
-					}
-					seen[c] = true
-					for _, x := range adj[v] {
-						if !slices.Contains(design[c], phi[x]) {
-							t.Fatalf("edge %d-%d maps onto a non-edge", v, x)
-						}
-					}
-				}
+				checkEmbedding(t, adj, design, phi)
 			})
 		}
 	}

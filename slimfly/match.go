@@ -69,7 +69,7 @@ func Match(adj [][]int32, budget int) []int32 {
 			first = append(first, int32(d.Index(Router{S: s, X: x})))
 		}
 	}
-	return isomorphism(adj, d.graph(), first, budget)
+	return isomorphism(adj, d.Graph(), first, budget)
 }
 
 // QOf returns the q of a Slim Fly with n switches (2q²), or 0 when n is
@@ -198,10 +198,7 @@ func designOf(n int) *Design {
 }
 
 // Graph returns the design's switch graph, vertices in Index order.
-func (d *Design) Graph() [][]int32 { return d.graph() }
-
-// graph returns the design's switch graph, vertices in Index order.
-func (d *Design) graph() [][]int32 {
+func (d *Design) Graph() [][]int32 {
 	n := 2 * d.Q * d.Q
 	adj := make([][]int32, n)
 	for i := range adj {

@@ -68,7 +68,7 @@ func shuffledSlimFly(t *testing.T, q int, rng *rand.Rand) [][]int32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := d.graph()
+	h := d.Graph()
 	perm := rng.Perm(len(h))
 	adj := make([][]int32, len(h))
 	for v, nb := range h {
