@@ -34,13 +34,14 @@ import (
 //   - once no pair of the tree is short, regrowPolish steps per switch
 //     at random switches follow (overlaps and loads).
 //
-// Each tree is grown under a few colourings and kept regrown under the
-// one that leaves fewest of its pairs short of three disjoint paths, if
-// fewer than before; when every one leaves some short, the tree as it
-// was is annealed too, under its own colouring, and kept if it does
-// better (mending, which follows, keeps a tree's colouring: a regrown
-// tree with fewer pairs short than the tree as built may keep more than
-// the mended one would). With diameter 2 and routes of at most three hops,
+// Each tree is grown under a few colourings, until one leaves at most
+// one of its pairs short of three disjoint paths (regrowEnough), and
+// kept regrown under the one that leaves fewest short, if fewer than
+// before; when every one leaves more short, the tree as it was is
+// annealed too, under its own colouring, and kept if it does better
+// (mending, which follows, keeps a tree's colouring: a regrown tree with
+// fewer pairs short than the tree as built may keep more than the
+// mended one would). With diameter 2 and routes of at most three hops,
 // two routes from s to t share no channel exactly when their second
 // switches differ and so do their last switches before t: that is how a
 // step is scored, in O(1) per switch behind it. The trees are regrown
@@ -74,6 +75,15 @@ const (
 	// regrowTries is how many colourings a tree is grown under, the
 	// shared one (rotated) last.
 	regrowTries = 8
+	// regrowEnough: a tree that a colouring leaves with at most this
+	// many pairs short keeps it, and is not grown under the next ones
+	// nor annealed as it was. A pair left short holds the annealing to
+	// its whole budget (regrowSteps × S steps), so each further try
+	// costs the most for one pair at best: such tries found it for 3
+	// of q = 11's 16 trees (0.2 % of its switch pairs), never on q = 7,
+	// and took 60–75 % of regrowing on Slim Flies routed as they are
+	// after failures (q = 11 less 1.5 % of its cables: 28 s → 11 s).
+	regrowEnough = 1
 	// regrowPolish is the annealing budget per switch once no pair of
 	// the tree is short: steps at random switches that take overlaps
 	// off the routes (lapWeight) and even the loads. 60 since the Slim
@@ -631,8 +641,9 @@ func (rg *regrower) seedPasses(gt *growTree, k int) {
 
 // regrowTree grows endpoint d's tree under each of the colourings cols
 // (per neighbour of nbs: the layer, from 0, in which it delivers) until
-// one leaves none of its pairs short, and keeps the one that leaves
-// fewest short, if no more than the tree had and the caps hold. It
+// one leaves at most regrowEnough of its pairs short, and keeps the one
+// that leaves fewest short, if no more than the tree had and the caps
+// hold. It
 // returns the tree as it now is in the tables: rg.cur regrown, or rg.old.
 func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) *growTree {
 	cur, old := &rg.cur, &rg.old
@@ -642,7 +653,7 @@ func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) *growTree {
 	rg.addTree(old, -1)
 	regrown := false
 	for _, col := range cols {
-		if best == 0 {
+		if best == 0 || regrown && best <= regrowEnough {
 			break
 		}
 		if !rg.grow(cur, d, nbs, col) {
@@ -650,7 +661,7 @@ func (rg *regrower) regrowTree(d int, nbs []int, cols [][]int8) *growTree {
 		}
 		regrown = rg.annealKept(cur, d, &best) || regrown
 	}
-	if regrown && best > 0 || !regrown && best > 1 {
+	if best > regrowEnough {
 		// still short: the tree as it was, annealed under its own
 		// colouring, may do better (the colouring mending would keep)
 		rg.read(cur, d)
