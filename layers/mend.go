@@ -74,6 +74,7 @@ type mendScratch struct {
 	now      [][]int // and after
 	delta    []int64 // per channel: the load the move adds
 	touched  []int   // channels with a delta
+	listed   []bool  // per channel: in touched
 	cached   [][]int // per endpoint sharing the tree and layer: the source's path
 	members  int     // endpoints in cached
 	view     [][]int // cachedPairPaths' paths, one per layer
@@ -85,6 +86,7 @@ func (b *balancer) mend() {
 	g := b.g
 	L := b.r.layers
 	b.ms.delta = make([]int64, len(b.layer))
+	b.ms.listed = make([]bool, len(b.layer))
 	loads, targets := b.mendTargets()
 	own := b.layer
 	defer func() { b.layer = own }()
@@ -369,8 +371,9 @@ func (b *balancer) mendQualifies(d int, want int) bool {
 }
 
 func (b *balancer) addDelta(c int, v int64) {
-	c = b.g.chanRep(c) // an orbit's channels carry the same load
-	if b.ms.delta[c] == 0 {
+	c = b.g.chanRep(c)   // an orbit's channels carry the same load
+	if !b.ms.listed[c] { // (once: a delta may come back to 0 and leave it again)
+		b.ms.listed[c] = true
 		b.ms.touched = append(b.ms.touched, c)
 	}
 	b.ms.delta[c] += v
@@ -378,7 +381,7 @@ func (b *balancer) addDelta(c int, v int64) {
 
 func (b *balancer) clearDelta() {
 	for _, c := range b.ms.touched {
-		b.ms.delta[c] = 0
+		b.ms.delta[c], b.ms.listed[c] = 0, false
 	}
 	b.ms.touched = b.ms.touched[:0]
 }
