@@ -61,6 +61,7 @@ type balancer struct {
 	k       int
 	layer   []int64 // per channel: routes of layer k over it
 	total   []int64 // the same over all layers
+	led     *ledger // every layer's loads (layer is led.layer[k])
 	cap     int64   // busiest channel's total at the start
 	target  int64
 	floor   int        // a move may take a pair's disjoint paths down to this many
@@ -94,20 +95,16 @@ type scratch struct {
 	paths   [][]int
 }
 
-// balance balances layers ≥ 1 and mends them (if mend), and returns the
-// balancer to recount their statistics with (nil when there is nothing to
-// balance).
-func balance(g *graph, r *Routing, mend bool) *balancer {
+// balance balances layers ≥ 1 and mends them (if mend), weighing led's
+// loads and keeping them current, and returns the balancer to recount
+// their statistics with (nil when there is nothing to balance).
+func balance(g *graph, r *Routing, mend bool, led *ledger) *balancer {
 	S := len(g.adj)
 	if r.layers < 2 || g.chOff[S] == 0 {
 		return nil // one layer, or one switch: no channel to balance
 	}
 	b := newBalancer(g, r)
-	b.total = make([]int64, g.chOff[S])
-	b.layer = make([]int64, g.chOff[S])
-	for k := 0; k < r.layers; k++ {
-		b.addLayer(k, b.total)
-	}
+	b.led, b.total = led, led.total
 	b.cap = slices.Max(b.total)
 	b.sc.paths = make([][]int, r.layers)
 	for k := 1; k < r.layers; k++ {
@@ -141,16 +138,6 @@ func sharers(r *Routing) [][]int {
 func (b *balancer) recount() {
 	for k := 1; k < b.r.layers; k++ {
 		b.r.Stats[k] = b.stats(k)
-	}
-}
-
-// addLayer adds the loads of layer k's trees to load.
-func (b *balancer) addLayer(k int, load []int64) {
-	for d := 0; d < b.g.nEP; d++ {
-		if (k == 0 || b.r.share[d] == d) && b.g.searched(d) {
-			b.build(k, d)
-			b.tree.addLoads(b.g, load)
-		}
 	}
 }
 
@@ -224,8 +211,7 @@ func slackTarget(load []int64) int64 {
 // balanceLayer moves routes of layer k off its channels above target.
 func (b *balancer) balanceLayer(k int) {
 	b.k = k
-	clear(b.layer)
-	b.addLayer(k, b.layer)
+	b.layer = b.led.layer[k]
 	b.target = slackTarget(b.layer)
 	b.visited = nil
 	if b.g.nEP*len(b.g.adj)*40 <= keptTreesMax {

@@ -142,14 +142,15 @@ func improve(g *graph, r *Routing, opts Options, lap func(pass string)) {
 		return
 	}
 	regrowing := !opts.NoRegrow && regrowApplies(g, r)
+	led := readLedger(g, r)
 	if regrowing {
-		regrow(g, r, opts.Seed)
+		regrow(g, r, opts.Seed, led)
 		lap("regrow")
 	}
-	b := balance(g, r, !opts.unmended)
+	b := balance(g, r, !opts.unmended, led)
 	lap("balance")
 	if regrowing {
-		unload(g, r, opts.Seed, !opts.unlapped)
+		unload(g, r, opts.Seed, !opts.unlapped, led)
 		lap("unload")
 	}
 	if b != nil {

@@ -85,8 +85,8 @@ type mendScratch struct {
 func (b *balancer) mend() {
 	g := b.g
 	L := b.r.layers
-	b.ms.delta = make([]int64, len(b.layer))
-	b.ms.listed = make([]bool, len(b.layer))
+	b.ms.delta = make([]int64, len(b.total))
+	b.ms.listed = make([]bool, len(b.total))
 	loads, targets := b.mendTargets()
 	own := b.layer
 	defer func() { b.layer = own }()
@@ -125,10 +125,8 @@ func (b *balancer) mend() {
 // no more than balanceSlack × the layer's mean.
 func (b *balancer) mendTargets() ([][]int64, []int64) {
 	L := b.r.layers
-	loads, targets := make([][]int64, L), make([]int64, L)
+	loads, targets := b.led.layer, make([]int64, L)
 	for k := 1; k < L; k++ {
-		loads[k] = make([]int64, len(b.layer))
-		b.addLayer(k, loads[k])
 		targets[k] = slices.Max(loads[k])
 		if !b.r.Bounds.PerPair {
 			targets[k] = min(slackTarget(loads[k]), targets[k])

@@ -1,8 +1,6 @@
 package layers
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"slimroute/fabric"
@@ -91,41 +89,4 @@ func pairsWithThree(r *Routing) int {
 		}
 	}
 	return n
-}
-
-// TestMendKeepsItsLoads: after balancing and mending, the loads over all
-// layers that the passes kept as they moved routes equal the loads read
-// afresh from the tables. Drawn cases: the regrowing cases (Slim Flies
-// q = 4, 5, 7, with failed cables or a failed switch) and random fabrics
-// of diameter about 2. (A mending move whose load change on a channel
-// came back to zero and left it again listed the channel twice, and
-// charged it twice.)
-func TestMendKeepsItsLoads(t *testing.T) {
-	check := func(t *testing.T, f *fabric.Fabric, o Options) {
-		o.Unbalanced = true // balanced here
-		r, err := Compute(f, o)
-		if err != nil {
-			t.Skipf("%v", err) // a draw that split the fabric
-		}
-		b := balance(r.g, r, true)
-		if b == nil {
-			return
-		}
-		fresh := make([]int64, len(b.total))
-		for k := 0; k < r.layers; k++ {
-			b.addLayer(k, fresh)
-		}
-		for c := range fresh {
-			if b.total[c] != fresh[c] {
-				t.Fatalf("channel %d: the passes kept a load of %d, the tables give %d", c, b.total[c], fresh[c])
-			}
-		}
-	}
-	forRegrowCases(t, 41, func(t *testing.T, _ int, f *fabric.Fabric, o Options) { check(t, f, o) })
-	rng := rand.New(rand.NewPCG(43, 0))
-	for i := 0; i < 12; i++ {
-		f := denseFabric(t, rng, 6+rng.IntN(30), 0.25+0.5*rng.Float64())
-		o := Options{Layers: 4, Seed: uint64(i), Trees: []int{-1, 0, 3}[rng.IntN(3)], Workers: 1 + i%2}
-		t.Run(fmt.Sprintf("dense=%d", i), func(t *testing.T) { check(t, f, o) })
-	}
 }

@@ -161,9 +161,10 @@ func regrowApplies(g *graph, r *Routing) bool {
 // each, the members of a batch in parallel when g.parallel is set: a
 // worker sees the loads of the batch start plus its own changes, then
 // takes the other's trees into its loads — the same tables on any number
-// of cores. Cost: O(regrowSteps × S) annealing steps per tree and
+// of cores. Each worker starts from a copy of led; led ends with the
+// loads the workers reached (all alike after the last batch). Cost: O(regrowSteps × S) annealing steps per tree and
 // colouring tried, most trees stopping early.
-func regrow(g *graph, r *Routing, seed uint64) {
+func regrow(g *graph, r *Routing, seed uint64, led *ledger) {
 	var ts []int
 	for t := range g.adj {
 		if g.sym == nil || g.sym.rep[t] == int32(t) { // else mapped from its orbit's representative
@@ -172,7 +173,7 @@ func regrow(g *graph, r *Routing, seed uint64) {
 	}
 	var ws [batch]*regrowWorker
 	for w := range ws {
-		ws[w] = &regrowWorker{rg: newRegrower(g, r, seed), planner: newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)}
+		ws[w] = &regrowWorker{rg: newRegrower(g, r, seed, led.clone()), planner: newAlmost(g, r, make([]int64, g.chOff[len(g.adj)]), seed, nil)}
 	}
 	for i := 0; i < len(ts); i += batch {
 		m := min(batch, len(ts)-i)
@@ -189,6 +190,7 @@ func regrow(g *graph, r *Routing, seed uint64) {
 			ws[w].changed = ws[w].changed[:0]
 		}
 	}
+	led.set(&ledger{layer: ws[0].rg.layer, total: ws[0].rg.total}) // (every worker's loads are the whole's)
 }
 
 // regrowWorker regrows the trees of one destination switch at a time,
@@ -273,10 +275,9 @@ func (rg *regrower) start(t int, p *entryPlan) {
 	}
 }
 
-func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
+func newRegrower(g *graph, r *Routing, seed uint64, led *ledger) *regrower {
 	S := len(g.adj)
-	C := g.chOff[S]
-	rg := &regrower{g: g, r: r, seed: seed, total: make([]int64, C),
+	rg := &regrower{g: g, r: r, seed: seed, layer: led.layer, total: led.total,
 		dist: make([]int32, S), order: make([]int32, 0, S),
 		cur: newGrowTree(S, r.layers), old: newGrowTree(S, r.layers)}
 	rg.pcg = rand.NewPCG(seed, 0)
@@ -293,25 +294,7 @@ func newRegrower(g *graph, r *Routing, seed uint64) *regrower {
 			rg.chanOf[x*S+int(g.peer[c])] = int32(c)
 		}
 	}
-	rg.layer = make([][]int64, r.layers)
-	ts := newTreeState(S)
-	for k := range rg.layer {
-		rg.layer[k] = make([]int64, C)
-		for d := 0; d < g.nEP; d++ {
-			if (k == 0 || r.share[d] == d) && g.searched(d) {
-				w := int64(1)
-				if k > 0 {
-					w = int64(len(rg.members[d]))
-				}
-				ts.build(g, r.next[k][d*S:(d+1)*S], g.dests[d].Switch, w)
-				ts.addLoads(g, rg.layer[k])
-			}
-		}
-	}
 	for k, l := range rg.layer {
-		for c, v := range l {
-			rg.total[c] += v
-		}
 		rg.target = append(rg.target, mulDiv(slackTarget(l), int64(regrowTarget), int64(balanceSlack)))
 		if k == 0 {
 			rg.cap0 = slices.Max(l)

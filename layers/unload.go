@@ -54,10 +54,10 @@ const (
 )
 
 // unload moves routes of layers ≥ 1 off their hot channels (see above),
-// then, if unlap, takes overlaps off them (unlap.go). The caller has
-// checked regrowApplies.
-func unload(g *graph, r *Routing, seed uint64, unlap bool) {
-	rg := newRegrower(g, r, seed)
+// then, if unlap, takes overlaps off them (unlap.go), weighing led's
+// loads and keeping them current. The caller has checked regrowApplies.
+func unload(g *graph, r *Routing, seed uint64, unlap bool, led *ledger) {
+	rg := newRegrower(g, r, seed, led)
 	for i := range rg.nbIdx {
 		rg.nbIdx[i] = -1
 	}

@@ -36,7 +36,7 @@ func TestUnloadKeepsItsPromises(t *testing.T) {
 		}
 		before, three := walkedLoads(r), pairsWithThree(r)
 		if regrowApplies(r.g, r) {
-			unload(r.g, r, o.Seed, true)
+			unload(r.g, r, o.Seed, true, readLedger(r.g, r))
 			if r.g.sym != nil { // the pass moves the representatives' routes: map them, as Compute does
 				r.g.sym.expand(r.g, r)
 			}
