@@ -134,6 +134,9 @@ func computeCeilings(v *fabric.SwitchView, b layers.Bounds, limit int, name func
 		name = func(s int) string { return fmt.Sprintf("switch %d", s) }
 	}
 	c := &ceilings{S: S, limit: min(limit, 255), dist: allDistances(v)}
+	if b == (layers.Bounds{}) && layers.IsDragonflyPlus(v) {
+		b = layers.DragonflyPlusBounds // routed with Valiant paths (layers.Compute)
+	}
 	c.bounds = resolveBounds(b, c.dist)
 	c.value = make([]uint8, S*S)
 	chOff := channelOffsets(v)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"slimroute/clos"
+	"slimroute/dragonflyplus"
 	"slimroute/fabric"
 	"slimroute/internal/failures"
 	"slimroute/layers"
@@ -267,7 +268,11 @@ func TestDefaultBoundsAreThoseOfLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []*fabric.Fabric{sf, two, three} {
+	dfp, err := dragonflyplus.Build(dragonflyplus.Params{Radix: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*fabric.Fabric{sf, two, three, dfp} {
 		r, err := layers.Compute(f, layers.Options{Layers: 2})
 		if err != nil {
 			t.Fatal(err)

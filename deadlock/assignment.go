@@ -15,6 +15,8 @@ const (
 	SchemeNone   Scheme = "none"   // every route on SL 0 / VL 0
 	SchemeDFSSSP Scheme = "dfsssp" // cycle breaking over virtual layers
 	SchemeHops   Scheme = "hops"   // VL = hop index, for routes of ≤ 3 hops
+	// SchemeDragonfly: VL = global cables crossed + turns, on a Dragonfly+
+	SchemeDragonfly Scheme = "dragonfly+"
 )
 
 // MaxSLs is the number of service levels InfiniBand has, MaxVLs the number
@@ -85,8 +87,12 @@ type Assignment struct {
 	fourHops bool
 	longSL   int
 	longVLs  int
-	hca      [][]bool  // per NodeID, per port: cabled to an HCA (for the hops SL2VL rule)
-	peer     [][]int32 // per NodeID, per port: switch index cabled to it, -1 if none
+	// dragonfly+ scheme: per switch index, per (in port, out port, SL) the
+	// VL (dfEntry), and the switch's ports + 1
+	dfTable [][]uint8
+	dfPorts []int
+	hca     [][]bool  // per NodeID, per port: cabled to an HCA (for the hops SL2VL rule)
+	peer    [][]int32 // per NodeID, per port: switch index cabled to it, -1 if none
 }
 
 // longSL is the SL of the route from switch s.
@@ -227,8 +233,12 @@ func (a *Assignment) VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	return v
 }
 
-// VLsFrom writes VL(sw, in, out, sl) for every SL: the VLs do not depend
-// on the out port (lft.InPortVLs).
+// InPortOnly tells whether the SL-to-VL tables depend on the in port
+// only (lft.InPortVLs): every scheme's but dragonfly+'s.
+func (a *Assignment) InPortOnly() bool { return a.Scheme != SchemeDragonfly }
+
+// VLsFrom writes VL(sw, in, out, sl) for every SL when the VLs do not
+// depend on the out port (InPortOnly; lft.InPortVLs).
 func (a *Assignment) VLsFrom(sw fabric.NodeID, in int, vls *[16]uint8) {
 	for sl := range vls {
 		vls[sl] = a.VL(sw, in, 0, uint8(sl))
@@ -255,6 +265,15 @@ func (a *Assignment) vl(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	case SchemeDFSSSP:
 		if int(sl) < a.VLs {
 			return sl
+		}
+	case SchemeDragonfly:
+		if in == 0 || a.fromHCA(sw, in) {
+			return 0
+		}
+		if x := a.r.SwitchIndex(sw); x >= 0 && in < a.dfPorts[x] && out < a.dfPorts[x] {
+			if v := a.dfTable[x][a.dfEntry(x, in, out, int(sl))]; v != unset {
+				return v
+			}
 		}
 	}
 	return 0

@@ -27,6 +27,11 @@ func AssignAuto(r *layers.Routing, opts Options) (*Assignment, error) {
 		name   string
 		assign func(*layers.Routing, Options) (*Assignment, error)
 	}
+	if _, _, ok := r.DragonflyPlus(); ok {
+		if a, err := AssignDragonfly(r, opts); err == nil {
+			return a, nil
+		}
+	}
 	order := [2]scheme{{"the hop-indexed scheme", AssignHops}, {"DFSSSP", AssignDFSSSP}}
 	if r.Bounds.PerPair {
 		order[0], order[1] = order[1], order[0]

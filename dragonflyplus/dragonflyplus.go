@@ -98,10 +98,20 @@ func (s *Shape) fits() error {
 	return nil
 }
 
-// groupCounts lists the group counts that spread G global cables per
-// group evenly: d + 1 for every divisor d of G (the first few and the
-// last few where there are many).
+// groupCounts lists GroupCounts(G), the first few and the last few where
+// there are many.
 func groupCounts(G int) []int {
+	out := GroupCounts(G)
+	if len(out) > 12 {
+		out = append(out[:6], out[len(out)-6:]...)
+	}
+	return out
+}
+
+// GroupCounts lists, in ascending order, the group counts that spread G
+// global cables per group (spines · global) evenly: d + 1 for every
+// divisor d of G.
+func GroupCounts(G int) []int {
 	var out []int
 	for d := 1; d*d <= G; d++ {
 		if G%d == 0 {
@@ -112,9 +122,6 @@ func groupCounts(G int) []int {
 		}
 	}
 	sort.Ints(out)
-	if len(out) > 12 {
-		out = append(out[:6], out[len(out)-6:]...)
-	}
 	return out
 }
 

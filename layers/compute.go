@@ -18,6 +18,8 @@ import (
 //	template  the tables of Options.Template where the fabric fits it, and nothing
 //	          else (template.go)
 //	minimal   layer 0, minimal and balanced (minimal.go)
+//	dragonfly+ layers ≥ 1 of a Dragonfly+ group pair by group pair, Valiant
+//	          through a third group, and nothing else (dragonflyplus.go)
 //	almost    layers ≥ 1 under the entry colouring (almost.go, entry.go)
 //	regrow    trees under their own colourings, for disjoint paths (regrow.go, entrytrees.go)
 //	balance   each layer's hot channels, then short pairs (balance.go, mend.go)
@@ -69,7 +71,10 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	load := make([]int64, g.chOff[len(g.adj)])
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
 	lap("minimal")
-	if opts.Layers > 1 {
+	switch {
+	case opts.Layers > 1 && opts.MinLen == 0 && g.sym == nil && routeDragonflyPlus(g, r):
+		lap("dragonfly+")
+	case opts.Layers > 1:
 		buildAlmost(g, r, load, opts.Seed)
 		lap("almost")
 		improve(g, r, opts, lap)

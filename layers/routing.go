@@ -44,6 +44,18 @@ type Routing struct {
 	// Passes lists the passes Compute ran, in order, with their times
 	// (zero without Options.Clock).
 	Passes []laps.Lap
+	// dfGroup, dfLeaf: a Dragonfly+ routed group pair by group pair
+	// (dragonflyplus.go): per switch index its group and whether it is a
+	// leaf; nil otherwise
+	dfGroup []int32
+	dfLeaf  []bool
+}
+
+// DragonflyPlus returns, when the routing was built for a Dragonfly+ group
+// pair by group pair (dragonflyplus.go), every switch's group and whether
+// it is a leaf, by switch index; ok is false otherwise.
+func (r *Routing) DragonflyPlus() (group []int32, leaf []bool, ok bool) {
+	return r.dfGroup, r.dfLeaf, r.dfGroup != nil
 }
 
 // LayerStats summarises one layer.

@@ -39,6 +39,9 @@ type VLs interface {
 // it once per in port rather than once per pair of ports.
 type InPortVLs interface {
 	VLs
+	// InPortOnly tells whether the tables do depend on the in port only
+	// (an assignment may be of either kind).
+	InPortOnly() bool
 	// VLsFrom writes the VL of every SL of a packet arriving on port in
 	// (≥ 1) of switch sw, whatever port it leaves on: VL(sw, in, out, sl)
 	// for every cabled out ≠ in.
@@ -229,6 +232,9 @@ func setSL2VL(b *Builder, f *fabric.Fabric, sw fabric.NodeID, a VLs) error {
 	}
 	vls := make([]uint8, (n+1)*16)
 	byIn, _ := a.(InPortVLs)
+	if byIn != nil && !byIn.InPortOnly() {
+		byIn = nil
+	}
 	for in := 0; in <= n; in++ {
 		if in != 0 && !cabled[in] {
 			continue // reads VL 0, as the builder starts

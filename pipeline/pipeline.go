@@ -29,7 +29,7 @@ type Config struct {
 	Seed       uint64 `toml:"seed"`     // tie-breaking seed
 	Trees      int    `toml:"trees"`    // trees per destination switch in layers ≥ 1; 0: by fabric size, -1: one per endpoint
 	Regrow     *bool  `toml:"regrow"`   // false: keep the construction's trees (layers.Options.NoRegrow); nil or true: regrow them, for disjoint paths
-	Deadlock   string `toml:"deadlock"` // "auto" (default: hops on diameter-2 designs, else dfsssp, each falling back to the other), "hops", "dfsssp" or "none"
+	Deadlock   string `toml:"deadlock"` // "auto" (default: hops on diameter-2 designs, dragonfly+ on a Dragonfly+, else dfsssp, each falling back to the other), "hops" (on a Dragonfly+: dragonfly+, VLs by global cables crossed), "dfsssp" or "none"
 	VLs        int    `toml:"vls"`      // 0: 8
 	BestEffort bool   `toml:"best_effort"`
 	// Plan names the planned fabric's file (any format fabric.Read takes;
@@ -146,6 +146,10 @@ func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Resul
 	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
 	switch c.Deadlock {
 	case "hops":
+		if _, _, ok := r.DragonflyPlus(); ok { // its hop classes: the global cables crossed
+			res.Assignment, err = deadlock.AssignDragonfly(r, opts)
+			break
+		}
 		res.Assignment, err = deadlock.AssignHops(r, opts)
 	case "dfsssp":
 		res.Assignment, err = deadlock.AssignDFSSSP(r, opts)

@@ -55,8 +55,12 @@ func (s spareVLs) VL(sw fabric.NodeID, in, out int, sl uint8) uint8 {
 	return 0
 }
 
-// VLsFrom is VL for every SL (lft.InPortVLs): neither a's VLs nor the
-// spare pair depend on the out port.
+// InPortOnly is a's (lft.InPortVLs): the spare pair depends on the in
+// port only.
+func (s spareVLs) InPortOnly() bool { return s.a.InPortOnly() }
+
+// VLsFrom is VL for every SL (lft.InPortVLs) when a's VLs do not depend
+// on the out port.
 func (s spareVLs) VLsFrom(sw fabric.NodeID, in int, vls *[16]uint8) {
 	s.a.VLsFrom(sw, in, vls)
 	vls[s.sl] = s.VL(sw, in, 0, s.sl)

@@ -15,7 +15,7 @@ import (
 // vlFlags are the deadlock flags of the commands that program tables.
 func vlFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "deadlock", Value: "auto", Usage: "VL scheme: auto (hops on diameter-2 designs, else dfsssp, each falling back to the other; the OpenSM plugin's default too), hops (hop-indexed: 3 VLs, a 4th for the four-hop routes of a damaged fabric), dfsssp, or none (only if the verifier finds no cycle)"},
+		&cli.StringFlag{Name: "deadlock", Value: "auto", Usage: "VL scheme: auto (hops on diameter-2 designs, dragonfly+ on a Dragonfly+, else dfsssp, each falling back to the other; the OpenSM plugin's default too), hops (hop-indexed: 3 VLs, a 4th for the four-hop routes of a damaged fabric; on a Dragonfly+ the VL counts the global cables crossed: 3 VLs), dfsssp, or none (only if the verifier finds no cycle)"},
 		&cli.IntFlag{Name: "vls", Value: 8, Usage: "data VLs the switches offer (their VLCap), 1..15"},
 	}
 }
