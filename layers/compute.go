@@ -72,7 +72,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	r.Stats = append(r.Stats, routeMinimal(g, r.next[0], load))
 	lap("minimal")
 	switch {
-	case opts.Layers > 1 && opts.MinLen == 0 && g.sym == nil && routeDragonflyPlus(g, r):
+	case opts.Layers > 1 && opts.MinLen == 0 && !opts.NoValiant && g.sym == nil && routeDragonflyPlus(g, r):
 		lap("dragonfly+")
 	case opts.Layers > 1:
 		buildAlmost(g, r, load, opts.Seed)

@@ -96,6 +96,10 @@ type Options struct {
 	// layer, which no move can even out. It skips the mending of short
 	// pairs too (mend.go), which runs after it.
 	Unbalanced bool
+	// NoValiant routes a Dragonfly+ as any other fabric (minimal to
+	// minimal + 1 hops), not group pair by group pair through third
+	// groups (dragonflyplus.go).
+	NoValiant bool
 	// NoRegrow keeps the trees of the construction. Without it (the
 	// zero Options, as the command line and the OpenSM plugin run),
 	// Compute rebuilds the trees of layers ≥ 1 of every destination

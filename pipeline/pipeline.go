@@ -80,6 +80,9 @@ type Result struct {
 	// Spare is the (SL, VL) pair the tables keep for a repair's routes
 	// (spare.go; no path uses it), SL 0 for none.
 	Spare struct{ SL, VL uint8 }
+	// Plain, when set, says why a Dragonfly+ was routed as any other
+	// fabric, not group pair by group pair (its Valiant layers got no VLs).
+	Plain string
 	// Completed, when set, says Run routed f as its Slim Fly design and
 	// repaired those tables for f (complete.go): Routing and Assignment
 	// are the design's, Tables, LIDs and Verify f's.
@@ -137,32 +140,18 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 
 // route routes f with LIDs lids, assigns VLs and builds the tables.
 func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Result, error) {
-	r, err := layers.Compute(f, c.layersOptions())
-	if err != nil {
-		return nil, err
-	}
-	lap("layers")
-	res := &Result{Routing: r, LIDs: lids}
-	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
 	switch c.Deadlock {
-	case "hops":
-		if _, _, ok := r.DragonflyPlus(); ok { // its hop classes: the global cables crossed
-			res.Assignment, err = deadlock.AssignDragonfly(r, opts)
-			break
-		}
-		res.Assignment, err = deadlock.AssignHops(r, opts)
-	case "dfsssp":
-		res.Assignment, err = deadlock.AssignDFSSSP(r, opts)
-	case "", "auto":
-		res.Assignment, err = deadlock.AssignAuto(r, opts)
-	case "none":
-		res.Assignment = deadlock.None(r)
+	case "hops", "dfsssp", "", "auto", "none":
 	default:
 		return nil, fmt.Errorf("deadlock = %q: want hops, dfsssp, auto or none", c.Deadlock)
 	}
+	res := &Result{LIDs: lids}
+	var err error
+	res.Routing, res.Assignment, res.Plain, err = routeAndAssign(f, c.layersOptions(), func(r *layers.Routing) (*deadlock.Assignment, error) { return assign(r, c) }, lap)
 	if err != nil {
 		return nil, err
 	}
+	r := res.Routing
 	lap("vls")
 	vls := withSpare(f, res.Assignment, c.VLs)
 	if sp, ok := vls.(spareVLs); ok {
@@ -174,6 +163,46 @@ func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Resul
 	}
 	lap("tables")
 	return res, nil
+}
+
+// routeAndAssign computes the layers with opts and assigns their VLs with
+// assign. When a Dragonfly+ routed group pair by group pair (Valiant, 6
+// hops) cannot be given VLs (more SLs than 16 on a large one), it routes
+// f again as any other fabric (minimal to minimal + 1 hops) and says why
+// in plain.
+func routeAndAssign(f *fabric.Fabric, opts layers.Options, assign func(*layers.Routing) (*deadlock.Assignment, error), lap func(string)) (r *layers.Routing, a *deadlock.Assignment, plain string, err error) {
+	if r, err = layers.Compute(f, opts); err != nil {
+		return nil, nil, "", err
+	}
+	lap("layers")
+	a, err = assign(r)
+	if _, _, ok := r.DragonflyPlus(); err == nil || !ok {
+		return r, a, "", err
+	}
+	plain = fmt.Sprintf("the Dragonfly+'s Valiant layers got no VLs (%v); routed on paths of minimal to minimal + 1 hops instead", err)
+	opts.NoValiant = true
+	if r, err = layers.Compute(f, opts); err != nil {
+		return nil, nil, "", err
+	}
+	a, err = assign(r)
+	return r, a, plain, err
+}
+
+// assign gives routing r VLs under c's deadlock scheme.
+func assign(r *layers.Routing, c Config) (*deadlock.Assignment, error) {
+	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
+	switch c.Deadlock {
+	case "hops":
+		if _, _, ok := r.DragonflyPlus(); ok { // its hop classes: the global cables crossed
+			return deadlock.AssignDragonfly(r, opts)
+		}
+		return deadlock.AssignHops(r, opts)
+	case "dfsssp":
+		return deadlock.AssignDFSSSP(r, opts)
+	case "none":
+		return deadlock.None(r), nil
+	}
+	return deadlock.AssignAuto(r, opts)
 }
 
 // runCompleted routes f as its Slim Fly design and repairs the tables for

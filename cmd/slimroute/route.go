@@ -288,6 +288,9 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 	if c := res.Completed; c != nil {
 		fmt.Fprintf(out, "%s; the layers and VLs below are the design's, the LIDs and the verifier's figures this fabric's\n", c)
 	}
+	if res.Plain != "" {
+		fmt.Fprintln(out, res.Plain)
+	}
 	fmt.Fprintln(out, layerSummary(r, sum.Fabric.Switches, sum.Fabric.Endpoints))
 	for _, st := range r.Stats {
 		fmt.Fprintf(out, "  layer %d: %d pairs (source switch, destination endpoint) by switch-to-switch hops: %s", st.Layer, st.Pairs, hopCounts(st.Lengths))

@@ -259,6 +259,9 @@ func Summary(res *pipeline.Result) string {
 	if c := res.Completed; c != nil {
 		design = "; " + c.String()
 	}
+	if res.Plain != "" {
+		design += "; " + res.Plain
+	}
 	// after a completion the repair may have put routes on the spare VL:
 	// the VLs are those the paths take
 	return fmt.Sprintf("slimroute: %d switches, %d LID-holding ports, %d layers (%s)%s, deadlock scheme %s: %d VLs, %d SLs%s; verifier: no loops, acyclic CDG over %d paths",
