@@ -1,8 +1,10 @@
 package deadlock
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"slimroute/layers"
 )
@@ -70,14 +72,11 @@ func AssignDragonfly(r *layers.Routing, opts Options) (*Assignment, error) {
 	}
 	// the routes that climb highest first: they meet the most others'
 	// entries (an SL first fit in that order takes fewer SLs)
-	var order []int
-	for v := 3; v >= 0; v-- {
-		for i := range routes {
-			if int(top[i]) == v || v == 3 && top[i] > 3 {
-				order = append(order, i)
-			}
-		}
+	order := make([]int, len(routes))
+	for i := range order {
+		order[i] = i
 	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(top[y], top[x]) })
 	for _, i := range order {
 		rt := routes[i]
 		hops, _ = dfHops(r, group, leaf, rt, hops[:0])

@@ -176,12 +176,10 @@ func routeDragonflyPlus(g *graph, r *Routing) bool {
 	S, L := len(g.adj), r.layers
 	load := make([]int64, g.chOff[S]) // over all layers
 	for d := 0; d < g.nEP; d++ {
-		row := r.next[0][d*S : (d+1)*S]
 		for s := 0; s < S; s++ {
 			if g.hosts[s] > 0 {
-				for x := s; row[x] != hopLocal; x = int(g.peer[g.chOff[x]+int(row[x])]) {
-					load[g.chOff[x]+int(row[x])] += int64(g.hosts[s])
-				}
+				w := int64(g.hosts[s])
+				r.walk(0, s, d, func(x, e int) { load[g.chOff[x]+e] += w })
 			}
 		}
 	}
@@ -195,11 +193,10 @@ func routeDragonflyPlus(g *graph, r *Routing) bool {
 		for k := 1; k < L; k++ {
 			copy(r.next[k][d*S:(d+1)*S], row0)
 		}
-		set := func(k int, x, y int32, w int64) int32 {
+		set := func(k int, x, y int32, w int64) {
 			c := dfChannel(g, x, y)
 			r.next[k][d*S+int(x)] = uint8(int(c) - g.chOff[x])
 			load[c] += w
-			return c
 		}
 		sp := sh.spines[sh.group[t]]
 		for _, x := range sh.leaves[sh.group[t]] { // the spines of t's group in turn
@@ -215,20 +212,6 @@ func routeDragonflyPlus(g *graph, r *Routing) bool {
 		B := sh.group[t]
 		G := int32(len(sh.leaves))
 		direct := func(A int32, k int) bool { return L < 3 || int(A+G-B+int32(d))%(L-1) == (k-1)%(L-1) }
-		firstSpine := make([]int32, G) // per group: its leaves' spine in layer 0
-		for A := int32(0); A < G; A++ {
-			if A != B {
-				firstSpine[A] = via(sh.leaves[A][0])
-			}
-		}
-		type pairState struct{ spines, chans []int32 }
-		st := make([]pairState, G)
-		for A := int32(0); A < G; A++ {
-			if A != B {
-				a0 := firstSpine[A]
-				st[A] = pairState{[]int32{a0}, []int32{dfChannel(g, a0, via(a0)), dfChannel(g, via(a0), t)}}
-			}
-		}
 		zLeaf := make([]map[int32]int32, L) // per layer: the leaf each z goes down to
 		for k := range zLeaf {
 			zLeaf[k] = map[int32]int32{}
@@ -241,17 +224,18 @@ func routeDragonflyPlus(g *graph, r *Routing) bool {
 			for _, x := range sh.leaves[A] {
 				w += int64(g.hosts[x])
 			}
-			a0 := firstSpine[A]
+			a0 := via(sh.leaves[A][0]) // the spine every leaf of A goes up to in layer 0
+			first := dfRouteOf(a0, -1, dfChannel(g, a0, via(a0)), dfChannel(g, via(a0), t))
 			ks = ks[:0]
 			for k := 1; k < L; k++ {
 				if direct(A, k) {
-					per[k] = append(per[k][:0], dfRouteOf(a0, -1, dfChannel(g, a0, via(a0)), dfChannel(g, via(a0), t)))
+					per[k] = append(per[k][:0], first)
 				} else {
 					per[k] = dfCandidates(g, sh, row0, A, t, func(C int32) bool { return direct(C, k) }, zLeaf[k], load, per[k][:0])
 				}
 				ks = append(ks, k)
 			}
-			pick := dfChoose(per, ks, st[A].spines, st[A].chans, load)
+			pick := dfChoose(per, ks, []int32{a0}, slices.Clip(first.route()), load)
 			for _, k := range ks {
 				rt := per[k][pick[k]]
 				for _, x := range sh.leaves[A] {
@@ -309,7 +293,7 @@ func dfCandidates(g *graph, sh *dfPlusShape, row0 []uint8, A, t int32, direct fu
 			case direct(C):
 				zl := int32(-1) // z's channel down to the leaf
 				if l, ok := zLeaf[z]; ok {
-					zl = int32(g.chOff[z] + slices.Index(g.peer[g.chOff[z]:g.chOff[z+1]], l))
+					zl = dfChannel(g, z, l)
 				} else {
 					for j, x := range g.peer[g.chOff[z]:g.chOff[z+1]] {
 						if c := int32(g.chOff[z] + j); sh.leaf[x] && (zl < 0 || load[c] < load[zl]) {
@@ -372,7 +356,7 @@ func dfSpineRows(g *graph, sh *dfPlusShape, row0, row []uint8, A, t, a int32, di
 			if _, ok := zLeaf[z]; !ok { // z goes down to its group's first leaf
 				l := sh.leaves[sh.group[z]][0]
 				zLeaf[z] = l
-				row[z] = uint8(slices.Index(g.peer[g.chOff[z]:g.chOff[z+1]], l))
+				row[z] = uint8(int(dfChannel(g, z, l)) - g.chOff[z])
 			}
 		}
 	}
