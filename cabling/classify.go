@@ -15,7 +15,9 @@ import (
 // Cables that touch an ambiguous node (see identity) are left out of both
 // cablings: nothing is claimed about them beyond the ambiguous finding.
 // Nor about the ports planned to an ambiguous node and the cables found
-// in them (frozenPorts).
+// in them (frozenPorts), nor about a port whose cable goes into an
+// ambiguous node: its planned cable cannot be plugged without unplugging
+// that one.
 type portGraph struct {
 	plan, found *fabric.Fabric
 	id          *identity
@@ -42,6 +44,16 @@ func newPortGraph(plan, found *fabric.Fabric, id *identity) *portGraph {
 		planLinks: plan.Links(), foundLinks: found.Links()}
 	g.layOut()
 	frozen := g.frozenPorts()
+	for _, l := range g.foundLinks { // a cable into an ambiguous node
+		a, okA := g.foundPort(l.A)
+		b, okB := g.foundPort(l.B)
+		if okA && !okB {
+			frozen[a] = true
+		}
+		if okB && !okA {
+			frozen[b] = true
+		}
+	}
 	for i, l := range g.foundLinks {
 		a, okA := g.foundPort(l.A)
 		b, okB := g.foundPort(l.B)

@@ -322,6 +322,7 @@ func (g *portGraph) ambiguousFinding(a ambiguity) Finding {
 	for _, d := range a.found {
 		f.Nodes = appendNames(f.Nodes, g.found.Node(d).Name)
 	}
+	f.Candidates = append([]string(nil), f.Nodes...)
 	return g.nameNeighbours(f, a)
 }
 
@@ -329,7 +330,9 @@ func (g *portGraph) ambiguousFinding(a ambiguity) Finding {
 // cables to or from the group are not as planned whichever way the group is
 // resolved: a port planned to a candidate that holds no cable from the
 // group's discovered nodes on that port number, or a port cabled to one of
-// them that the plan does not give a candidate on that port number. It
+// them that the plan does not give a candidate on that port number, and
+// the node planned to such a port (its cable has nowhere to go), and a
+// node holding the plug of a cable planned to a candidate. It
 // adds every host planned to a candidate too: which of the group's
 // devices should hold its cable is what cannot be told, so its cable goes
 // unchecked.
@@ -352,6 +355,11 @@ func (g *portGraph) nameNeighbours(f Finding, a ambiguity) Finding {
 			if !ok || !inFound[z.Node] || z.Port != p || g.plan.Node(y.Node).Kind == fabric.HCA {
 				touched = append(touched, g.name(int(y.Node)))
 			}
+			if ok && !inFound[z.Node] && g.id.toPlan[z.Node] >= 0 {
+				// z holds the plug of a cable planned to the group, so
+				// it is left alone with it (frozenPorts)
+				touched = append(touched, g.name(int(g.id.toPlan[z.Node])))
+			}
 		}
 	}
 	for _, d := range a.found {
@@ -364,6 +372,11 @@ func (g *portGraph) nameNeighbours(f Finding, a ambiguity) Finding {
 			x, ok := g.plan.Peer(fabric.PortRef{Node: y, Port: e.Port})
 			if !ok || !inPlan[x.Node] || x.Port != p {
 				touched = append(touched, g.name(int(y)))
+			}
+			if ok && !inPlan[x.Node] {
+				// e holds a cable into the group, so the port planned to
+				// it cannot have its own (classify.go leaves both alone)
+				touched = append(touched, g.name(int(x.Node)))
 			}
 		}
 	}

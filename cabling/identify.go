@@ -54,7 +54,15 @@ func identify(plan, found *fabric.Fabric) *identity {
 	}
 	newVoting(plan, found, id).run()
 	id.leftoverSwitches(plan, found)
-	id.swapByCables(plan, found)
+	if id.swapByCables(plan, found) {
+		// a switch left a name for one nobody had: the names left
+		// unidentified are settled again without the old ambiguities
+		id.groups = nil
+		clear(id.ambiguousPlan)
+		clear(id.ambiguousFound)
+		newVoting(plan, found, id).run()
+		id.leftoverSwitches(plan, found)
+	}
 	id.crossedLabels(plan, found)
 	return id
 }
@@ -109,12 +117,15 @@ func (id *identity) crossedLabels(plan, found *fabric.Fabric) {
 // more of both their cables as planned (the votes' score: 2 for the
 // planned node and port, 1 for the node), in passes until no trade gains:
 // the findings then ask for the fewest steps, and name each switch after
-// most of its cables.
-func (id *identity) swapByCables(plan, found *fabric.Fabric) {
+// most of its cables. A switch may also take the name of a planned switch
+// that nobody has (one left ambiguous or unidentified, when its hosts were
+// exchanged with another's); swapByCables reports whether one did.
+func (id *identity) swapByCables(plan, found *fabric.Fabric) (tookFree bool) {
 	byCables := func(p fabric.NodeID) bool {
 		m := id.method[p]
 		return plan.Node(p).Kind == fabric.Switch && (m == ByHosts || m == ByNeighbours || m == ByElimination)
 	}
+	free := func(p fabric.NodeID) bool { return plan.Node(p).Kind == fabric.Switch && id.toFound[p] < 0 }
 	for pass := 0; pass < 8; pass++ {
 		traded := false
 		for _, p1 := range plan.IDsOf(fabric.Switch) {
@@ -122,19 +133,21 @@ func (id *identity) swapByCables(plan, found *fabric.Fabric) {
 				continue
 			}
 			for _, p2 := range id.candidates(plan, found, id.toFound[p1]) {
-				if p2 == p1 || !byCables(p2) {
+				if p2 == p1 || !byCables(p2) && !free(p2) {
 					continue
 				}
+				wasFree := free(p2)
 				if id.trade(plan, found, id.toFound[p1], p2, ByNeighbours) {
-					traded = true
+					traded, tookFree = true, tookFree || wasFree
 					break
 				}
 			}
 		}
 		if !traded {
-			return
+			return tookFree
 		}
 	}
+	return tookFree
 }
 
 func (id *identity) assign(d, p fabric.NodeID) { id.toPlan[d], id.toFound[p] = p, d }

@@ -87,7 +87,11 @@ type Finding struct {
 	Port int    `json:"port,omitempty"`
 	// Nodes lists every node the finding concerns: plan names, or for nodes
 	// not in the plan their discovered descriptions.
-	Nodes       []string `json:"nodes"`
+	Nodes []string `json:"nodes"`
+	// Candidates, for an ambiguous finding, are the nodes that cannot be
+	// told apart: the planned switches and the discovered nodes. The other
+	// Nodes are concerned (a cable to them goes unchecked) but known.
+	Candidates  []string `json:"candidates,omitempty"`
 	Instruction string   `json:"instruction"`
 	Actions     []Action `json:"actions"` // physical steps, in order
 	// Cables are the planned cables of the ports the finding acts on, as

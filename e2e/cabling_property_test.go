@@ -42,7 +42,7 @@ func e2eSample() []e2eCase {
 			}
 		}
 	}
-	for _, fab := range []string{"sf7", "clos2", "clos3"} {
+	for _, fab := range []string{"sf7", "clos2", "clos3", "dfp"} {
 		// hosts described by host name go through ibsim on sf5 above
 		for _, naming := range []wiringfaults.Naming{wiringfaults.PlanDescriptions, wiringfaults.FactoryNewGUIDs, wiringfaults.FactoryPlannedGUIDs} {
 			for _, faults := range []int{3, 10} {

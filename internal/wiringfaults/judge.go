@@ -22,6 +22,7 @@ type Report struct {
 type Finding struct {
 	Kind        string   `json:"kind"`
 	Nodes       []string `json:"nodes"`
+	Candidates  []string `json:"candidates"` // of an ambiguous finding
 	Instruction string   `json:"instruction"`
 	Actions     []Action `json:"actions"`
 }
@@ -123,11 +124,11 @@ func (j *judge) asPlannedAwayFromCandidates() int {
 // candidates collects the nodes of ambiguous findings. Only switches with
 // factory descriptions and GUIDs the plan does not know can be impossible
 // to tell apart: in the other modes every node carries its plan name or
-// planned GUID. Of the nodes an ambiguous finding names, the candidates
-// are the switches that are not identified by a host: HCAs keep their
-// host names, and a switch whose planned HCA sits on its planned port is
-// known by it. The finding may name such nodes as concerned; they stay
-// held to the plan.
+// planned GUID. Of the nodes an ambiguous finding names as its
+// candidates, those that are switches not identified by a host count: HCAs
+// keep their host names, and a switch whose planned HCA sits on its
+// planned port is known by it. The finding may name such nodes, and any
+// other, as concerned (its nodes); they stay held to the plan.
 func (j *judge) candidates() error {
 	j.isCand = map[fabric.NodeID]bool{}
 	for i, f := range j.r.Findings {
@@ -138,7 +139,7 @@ func (j *judge) candidates() error {
 			return fmt.Errorf("finding %d is ambiguous (%v), but with %s every node carries its plan name or planned GUID", i+1, f.Nodes, j.c.Naming)
 		}
 		found := false
-		for _, name := range f.Nodes {
+		for _, name := range f.Candidates {
 			n, err := j.node(End{Node: name})
 			if err != nil {
 				return fmt.Errorf("finding %d (ambiguous): %w", i+1, err)
@@ -153,7 +154,7 @@ func (j *judge) candidates() error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("finding %d is ambiguous, but every node it names (%v) is an HCA or a switch known by its hosts", i+1, f.Nodes)
+			return fmt.Errorf("finding %d is ambiguous, but every candidate it names (%v) is an HCA or a switch known by its hosts", i+1, f.Candidates)
 		}
 	}
 	return nil
@@ -201,7 +202,7 @@ func (j *judge) replay() error {
 	}
 	var wrong []string
 	for _, p := range cab.Diff() {
-		if j.nearCandidate(cab, p) || j.holdsCandidatesPlug(cab, p) {
+		if j.nearCandidate(cab, p) || j.holdsCandidatesPlug(cab, p) || j.plannedToCandidatesCable(cab, p) {
 			continue
 		}
 		want, planned := j.plan.Peer(p)
@@ -235,6 +236,20 @@ func (j *judge) holdsCandidatesPlug(cab *Cabling, p fabric.PortRef) bool {
 	}
 	far, planned := j.plan.Peer(q)
 	return planned && j.isCand[far.Node]
+}
+
+// plannedToCandidatesCable reports whether the port p is planned to holds
+// a cable to an ambiguous candidate (a planned peer's plug moved into a
+// candidate, say) or a candidate's plug (holdsCandidatesPlug): p's cable
+// cannot be plugged there without unplugging that one, which the contract
+// forbids, so p is not held to the plan either.
+func (j *judge) plannedToCandidatesCable(cab *Cabling, p fabric.PortRef) bool {
+	want, planned := j.plan.Peer(p)
+	if !planned {
+		return false
+	}
+	q, ok := cab.Peer(want)
+	return ok && j.isCand[q.Node] || j.holdsCandidatesPlug(cab, want)
 }
 
 // nearCandidate reports whether port p is on, planned to, or cabled to an

@@ -207,7 +207,8 @@ var mutations = []mutation{
 			return false // there a switch may really be ambiguous
 		}
 		sw := plan.IDsOf(fabric.Switch)[rng.IntN(len(plan.IDsOf(fabric.Switch)))]
-		r.Findings = append(r.Findings, Finding{Kind: Ambiguous, Nodes: []string{plan.Node(sw).Name}})
+		name := plan.Node(sw).Name
+		r.Findings = append(r.Findings, Finding{Kind: Ambiguous, Nodes: []string{name}, Candidates: []string{name}})
 		return true
 	}},
 }
@@ -364,7 +365,7 @@ func TestJudgeAmbiguityRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	honest := &Report{Planned: 5, AsPlanned: 2, Findings: []Finding{{Kind: Ambiguous, Nodes: []string{"twin-a", "twin-b", "leaf"}}}}
+	honest := &Report{Planned: 5, AsPlanned: 2, Findings: []Finding{{Kind: Ambiguous, Nodes: []string{"twin-a", "twin-b", "leaf"}, Candidates: []string{"twin-a", "twin-b"}}}}
 	confident := &Report{Planned: 5, AsPlanned: 3, Findings: []Finding{{Kind: "move", Nodes: []string{"twin-a", "twin-b", "leaf"}, Actions: []Action{
 		{Op: "move", A: End{Node: "leaf", Port: 5}, B: End{Node: "leaf", Port: 3}},
 		{Op: "move", A: End{Node: "leaf", Port: 6}, B: End{Node: "leaf", Port: 4}},
@@ -373,6 +374,7 @@ func TestJudgeAmbiguityRules(t *testing.T) {
 	hedging.Findings[0].Actions = confident.Findings[0].Actions
 	onlyLeaf := clone(t, honest)
 	onlyLeaf.Findings[0].Nodes = []string{"leaf", "host-1"}
+	onlyLeaf.Findings[0].Candidates = onlyLeaf.Findings[0].Nodes
 	confidentOK := 0
 	for _, c := range []*Case{straight, crossed} {
 		v, err := Judge(plan, c, encode(t, honest))
@@ -398,6 +400,48 @@ func TestJudgeAmbiguityRules(t *testing.T) {
 	}
 	if _, err := Judge(plan, named, encode(t, honest)); err == nil || !strings.Contains(err.Error(), "planned GUID") {
 		t.Errorf("ambiguity with planned GUIDs: %v", err)
+	}
+}
+
+// TestJudgeHoldsNoPortToAPlugInACandidate: a twin's plug moved into the
+// port a host is planned to (the host's cable taken out) leaves the host's
+// port to nobody: its planned port holds a cable into a twin the report
+// calls ambiguous, which no action may touch. An honest report that says
+// nothing about it is accepted in both truths; one that plugs the host
+// back is rejected.
+func TestJudgeHoldsNoPortToAPlugInACandidate(t *testing.T) {
+	plan, err := TwinPlan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := func(name string, n int) fabric.PortRef {
+		id, _ := plan.NodeByName(name)
+		return fabric.PortRef{Node: id, Port: n}
+	}
+	honest := &Report{Planned: 5, AsPlanned: 1, Findings: []Finding{{Kind: Ambiguous, Nodes: []string{"twin-a", "twin-b", "leaf", "host-1"}, Candidates: []string{"twin-a", "twin-b"}}}}
+	hedging := clone(t, honest)
+	hedging.Findings = append(hedging.Findings, Finding{Kind: "missing", Nodes: []string{"host-1"}, Actions: []Action{
+		{Op: "connect", A: End{Node: "host-1", Port: 1}, B: End{Node: "leaf", Port: 1}},
+	}})
+	for _, cross := range []bool{false, true} {
+		a, b := 1, 6
+		if cross {
+			a, b = 6, 1
+		}
+		c, err := Break(plan, 1, FactoryNewGUIDs, []Step{
+			{Remove, port("leaf", 1), port("host-1", 1)},
+			{Move, port("leaf", 3), port("leaf", a)},
+			{Move, port("leaf", 4), port("leaf", b)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Judge(plan, c, encode(t, honest)); err != nil {
+			t.Errorf("crossed %v: the honest report: %v", cross, err)
+		}
+		if _, err := Judge(plan, c, encode(t, hedging)); err == nil || !strings.Contains(err.Error(), "calls ambiguous") {
+			t.Errorf("crossed %v: plugging the host into a port that holds a twin's cable: %v", cross, err)
+		}
 	}
 }
 
