@@ -255,6 +255,11 @@ func Analyze(tab *lft.Tables, opts Options) (*Report, error) {
 			pl.EffectiveBandwidth += effective(m) / float64(opts.Permutations)
 		}
 		rep.Patterns = append(rep.Patterns, pl)
+		if pl, ok, err := dimensionShifts(t, &w, load); err != nil {
+			return nil, err
+		} else if ok {
+			rep.Patterns = append(rep.Patterns, pl)
+		}
 	}
 	if rep.Shifts, err = shiftLoads(t, rank, opts.Workers); err != nil {
 		return nil, err
