@@ -110,18 +110,44 @@ func (t *switchSL2VL) split() {
 }
 
 // withBase gives every in port a table of its own, with base's entries
-// where the in or the out port is fresh.
+// where the in or the out port is fresh — but from an in port fed by an
+// HCA that is not, the VLs that HCA sends its SLs on (its table stays the
+// previous one, and base's may be of another scheme, after a full
+// recompute).
 func (t *switchSL2VL) withBase(m *match, s int) {
 	t.split()
 	for in, tab := range t.tables {
+		hca, fromHCA := m.hcaOn(s, in)
 		for out := 1; out*16 < len(tab); out++ {
-			if t.fresh[in] || t.fresh[out] {
-				for sl := range 16 {
+			if !t.fresh[in] && !t.fresh[out] {
+				continue
+			}
+			for sl := range 16 {
+				if fromHCA && !t.fresh[in] {
+					tab[out*16+sl] = hca[sl]
+				} else {
 					tab[out*16+sl] = m.base.SL2VL(m.baseSw[s], in, out, uint8(sl))
 				}
 			}
 		}
 	}
+}
+
+// hcaOn returns the previous SL-to-VL table of the HCA port cabled to
+// port in of switch s, if one is.
+func (m *match) hcaOn(s, in int) ([16]uint8, bool) {
+	if in == 0 {
+		return [16]uint8{}, false
+	}
+	peer, ok := m.f.Peer(fabric.PortRef{Node: m.switches[s], Port: in})
+	if !ok || m.f.Kind(peer.Node) != fabric.HCA {
+		return [16]uint8{}, false
+	}
+	src, pp, ok := m.portIn(peer)
+	if !ok {
+		return [16]uint8{}, false
+	}
+	return src.CASL2VL(pp), true
 }
 
 // fillPairs sets the SL of every pair of the previous tables on the
@@ -174,16 +200,22 @@ func carrySL2VL(m *match, b *lft.Builder, tabs []switchSL2VL, fresh []*escapePai
 }
 
 // carryCASL2VL gives every HCA port the SL-to-VL table it had (base's,
-// for a port back in), with the SL of each new pair on the VL the pair's
-// routes take from the HCA's switch, as a switch's in port fed by an HCA
-// has it.
-func carryCASL2VL(m *match, b *lft.Builder, lids *lft.LIDs, fresh []*escapePair) error {
+// for a port back in, with the SL of each of the previous tables' pairs
+// on its VL, as fillPairs gives the switch's entries from it), with the
+// SL of each new pair on the VL the pair's routes take from the HCA's
+// switch, as a switch's in port fed by an HCA has it.
+func carryCASL2VL(m *match, b *lft.Builder, lids *lft.LIDs, pairs, fresh []*escapePair) error {
 	for _, pl := range lids.Ports() {
 		if pl.Port.Port == 0 {
 			continue
 		}
 		src, pp, _ := m.portIn(pl.Port)
 		vls := src.CASL2VL(pp)
+		if src != m.prev {
+			for _, pr := range pairs {
+				vls[pr.sl] = pr.vlFrom(false)
+			}
+		}
 		for _, pr := range fresh {
 			vls[pr.sl] = pr.vlFrom(false)
 		}

@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"slimroute/clos"
+	"slimroute/dragonflyplus"
 	"slimroute/fabric"
+	"slimroute/hyperx"
 	"slimroute/internal/failures"
 	"slimroute/internal/hcavl"
 	"slimroute/lft"
 	"slimroute/pipeline"
+	"slimroute/polarfly"
 	"slimroute/slimfly"
 	"slimroute/verify"
 )
@@ -30,6 +33,76 @@ var chainFabrics = []chainFabric{
 	{"slimfly-q7", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 7}) }, false, 1},
 	{"clos-2level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 2, Radix: 36}) }, false, 1},
 	{"fattree-3level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 3, Radix: 16, Pods: 4}) }, true, 2},
+	{"polarfly-q5", func() (*fabric.Fabric, error) { return polarfly.Build(polarfly.Params{Q: 5}) }, true, 2},
+	{"hyperx-4x4", func() (*fabric.Fabric, error) { return hyperx.Build(hyperx.Params{Dims: []int{4, 4}}) }, true, 2},
+}
+
+// TestDragonflyPlusChainsRepairOrRecompute: a Dragonfly+ routed Valiant
+// style on the dragonfly+ VL scheme goes through the chains of
+// TestChainsOfFailuresRepairEveryStep, on 4 and 8 VLs. A step the repair
+// cannot give VLs (a new route that needs another global cable's VL where
+// the SL-to-VL tables have none) is routed in full, as the plugin does;
+// every step's tables pass the verifier on the VLs in force, and the
+// steps each way are counted.
+func TestDragonflyPlusChainsRepairOrRecompute(t *testing.T) {
+	f, err := dragonflyplus.Build(dragonflyplus.Params{Radix: 8, Groups: 5, Global: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vls := range []int{4, 8} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			base, err := pipeline.Run(f, pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := base.Routing.DragonflyPlus(); !ok {
+				t.Fatal("the intact Dragonfly+ is not routed as one")
+			}
+			checkVerified(t, base.Tables, vls)
+			steps, err := failures.Chain(f, 0.05, 2, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur, repaired, full := base.Tables, 0, 0
+			for i, step := range steps {
+				got, _, err := repair.Repair(cur, step.Fabric, repair.Options{Workers: 2, VLs: vls, Base: base.Tables, Clock: time.Now})
+				if err != nil {
+					res, err2 := pipeline.Run(withLIDsOf(t, base.Tables, step.Fabric), pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, LIDsFromFabric: true, Workers: 2})
+					if err2 != nil {
+						t.Fatalf("vls=%d seed %d step %d (%s): the repair: %v; routed in full: %v", vls, seed, i+1, step.Change, err, err2)
+					}
+					got = res.Tables
+					full++
+				} else {
+					repaired++
+				}
+				checkVerified(t, got, vls)
+				cur = got
+			}
+			t.Logf("vls=%d seed %d: %d steps repaired, %d routed in full", vls, seed, repaired, full)
+		}
+	}
+}
+
+// withLIDsOf returns f with the LIDs base gives its ports, as OpenSM
+// keeps them over a full recompute.
+func withLIDsOf(t *testing.T, base *lft.Tables, f *fabric.Fabric) *fabric.Fabric {
+	t.Helper()
+	bf := base.Fabric()
+	var ports []lft.PortLIDs
+	for _, pl := range base.LIDs().Ports() {
+		id, ok := f.NodeByGUID(bf.GUID(pl.Port.Node))
+		if !ok {
+			continue
+		}
+		pl.Port.Node = id
+		ports = append(ports, pl)
+	}
+	g, err := lft.RecordLIDs(f, ports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // runChain repairs every step of a chain drawn from seed on fabric cf,
@@ -69,7 +142,8 @@ func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *
 }
 
 // TestChainsOfFailuresRepairEveryStep: on Slim Fly q = 5 and 7, a
-// 2-level Clos and a 3-level fat tree, routed on 4 and on 8 VLs, seeded
+// 2-level Clos, a 3-level fat tree, a PolarFly q = 5 and a 4×4 HyperX
+// (issue 29), routed on 4 and on 8 VLs, seeded
 // chains of failures — cables one at a time up to 5 % of them, then two
 // switches, then everything plugged back one at a time in a random order —
 // are repaired at every step, each repair working from the last one's

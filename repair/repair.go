@@ -150,7 +150,7 @@ func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (tab
 	if err := carrySL2VL(m, b, sl2vl, fresh, opts.Workers); err != nil {
 		return nil, st, r.restore, err
 	}
-	if err := carryCASL2VL(m, b, lids, fresh); err != nil {
+	if err := carryCASL2VL(m, b, lids, r.esc.pairs[:len(r.esc.pairs)-r.esc.fresh], fresh); err != nil {
 		return nil, st, r.restore, err
 	}
 	if opts.Clock != nil {
