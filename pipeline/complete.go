@@ -6,6 +6,7 @@ import (
 
 	"slimroute/fabric"
 	"slimroute/hyperx"
+	"slimroute/layers"
 	"slimroute/lft"
 	"slimroute/slimfly"
 )
@@ -83,9 +84,10 @@ const maxMissing = 10
 const maxSwitches = 1
 
 // completed returns f with what its design — a Slim Fly's, a HyperX's
-// of two dimensions — has and f lacks: the switches, the
-// switch-to-switch cables (slimfly.Embed, hyperx.Embed) and, on every
-// switch, HCAs up to the most any switch has; each on the switch's lowest
+// of two dimensions, a Dragonfly+'s — has and f lacks: the switches, the
+// switch-to-switch cables (slimfly.Embed, hyperx.Embed,
+// dragonflyPlusDesign) and HCAs up to the design's (the most any switch
+// has, on every switch; a Dragonfly+'s leaves only); each on the switch's lowest
 // free ports, the cables first, the added nodes after f's and without
 // GUIDs. It returns nil when f is neither less some switches, cables and
 // HCAs (findDesign), lacks nothing, lacks more than maxMissing of the
@@ -97,7 +99,7 @@ func completed(f *fabric.Fabric) (*fabric.Fabric, *Completion) {
 	if !ok || len(adj) == 0 {
 		return nil, nil
 	}
-	des := findDesign(adj, slices.Min(hosts) == slices.Max(hosts))
+	des := findDesign(adj, hosts, v)
 	if des == nil {
 		return nil, nil
 	}
@@ -106,12 +108,20 @@ func completed(f *fabric.Fabric) (*fabric.Fabric, *Completion) {
 		return nil, nil
 	}
 	cmp := &Completion{Design: des.name, Cables: plan.between, Switches: len(plan.design) - len(adj)}
-	most := slices.Max(hosts)
-	for _, h := range hosts {
-		cmp.HCAs += most - h
+	want := des.hosts
+	if want == nil {
+		want = make([]int, len(plan.design))
+		for s := range want {
+			want[s] = slices.Max(hosts)
+		}
 	}
-	cmp.HCAs += cmp.Switches * most
-	g, err := withAdded(f, v, plan, hosts)
+	for s, w := range want {
+		cmp.HCAs += w
+		if s < len(hosts) {
+			cmp.HCAs -= hosts[s]
+		}
+	}
+	g, err := withAdded(f, v, plan, hosts, want)
 	if err != nil {
 		return nil, nil
 	}
@@ -124,6 +134,12 @@ type design struct {
 	name  string
 	graph [][]int32 // by design vertex
 	phi   []int32   // switch index -> design vertex
+	// hosts are the HCAs each switch index should have; nil: the most any
+	// switch has, on every switch
+	hosts []int
+	// missing is the share of the design's cables (in thousandths) that
+	// may be missing; 0: maxMissing
+	missing int
 }
 
 // findDesign returns the design of which adj, a switch graph whose
@@ -132,11 +148,18 @@ type design struct {
 // cables, or a HyperX of two dimensions less some cables; nil for any
 // other graph and for a whole design with uniform HCAs (the layers see
 // its symmetry without help).
-func findDesign(adj [][]int32, uniform bool) *design {
+func findDesign(adj [][]int32, hosts []int, v *fabric.SwitchView) *design {
+	uniform := slices.Min(hosts) == slices.Max(hosts)
 	if d := slimflyDesign(adj, uniform); d != nil {
 		return d
 	}
-	return hyperxDesign(adj, uniform)
+	if d := hyperxDesign(adj, uniform); d != nil {
+		return d
+	}
+	if layers.IsDragonflyPlus(v) {
+		return nil // routed group pair by group pair as it is
+	}
+	return dragonflyPlusDesign(adj, hosts)
 }
 
 func slimflyDesign(adj [][]int32, uniform bool) *design {
@@ -265,7 +288,11 @@ func missingParts(adj [][]int32, des *design) (parts, bool) {
 			}
 		}
 	}
-	if 1000*pt.between > maxMissing*ends(des.graph)/2 {
+	most := des.missing
+	if most == 0 {
+		most = maxMissing
+	}
+	if 1000*pt.between > most*ends(des.graph)/2 {
 		return parts{}, false
 	}
 	return pt, true
@@ -285,9 +312,9 @@ func ends(adj [][]int32) int {
 }
 
 // withAdded returns f with the switches and cables of pt and HCAs up to
-// the most hosts any switch has, on the switches' lowest free ports; an
+// want on every switch index, on the switches' lowest free ports; an
 // added switch has as many ports as f's largest.
-func withAdded(f *fabric.Fabric, v *fabric.SwitchView, pt parts, hosts []int) (*fabric.Fabric, error) {
+func withAdded(f *fabric.Fabric, v *fabric.SwitchView, pt parts, hosts, want []int) (*fabric.Fabric, error) {
 	nodes := f.Nodes()
 	radix := 0
 	for _, id := range v.IDs {
@@ -328,9 +355,8 @@ func withAdded(f *fabric.Fabric, v *fabric.SwitchView, pt parts, hosts []int) (*
 		}
 		links = append(links, fabric.Link{A: a, B: b})
 	}
-	most := slices.Max(hosts)
 	for s := range ids {
-		for range most - hosts[s] {
+		for range want[s] - hosts[s] {
 			a, err := take(int32(s))
 			if err != nil {
 				return nil, err

@@ -286,17 +286,7 @@ func TestHyperXInServiceRoutesAsItsDesign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hcas := f.IDsOf(fabric.HCA)
-			if f, err = f.Without(hcas[:c.hosts], nil); err != nil {
-				t.Fatal(err)
-			}
-			if f, err = disguise.Shuffled(f, rand.New(rand.NewPCG(seed, 1))); err != nil {
-				t.Fatal(err)
-			}
-			if f, err = f.Canonical(); err != nil {
-				t.Fatal(err)
-			}
-			return f
+			return lessHostsListedOtherwise(t, f, c.hosts, seed)
 		}
 		f := build(1)
 		cfg := Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
@@ -310,20 +300,7 @@ func TestHyperXInServiceRoutesAsItsDesign(t *testing.T) {
 		if rep, err := verify.Check(res.Tables, 1); err != nil || !rep.Acyclic() || rep.VLs > 4 {
 			t.Fatalf("%s: verifier %v", name, err)
 		}
-		want, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(res.Tables.LIDs().Ports()) != fmt.Sprint(want.Ports()) {
-			t.Fatalf("%s: the tables' LIDs are not the fabric's", name)
-		}
-		again, err := Run(build(2), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(tablesText(t, res.Tables), tablesText(t, again.Tables)) {
-			t.Fatalf("%s: listed in another order, routed otherwise", name)
-		}
+		checkLIDsAndOrder(t, name, f, res, build(2), cfg)
 		if c.compare {
 			lids, _ := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
 			full, err := route(f, lids, cfg, func(string) {})
@@ -337,4 +314,44 @@ func TestHyperXInServiceRoutesAsItsDesign(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lessHostsListedOtherwise returns f less its first hosts HCAs, listed in
+// the order seed draws (disguise.Shuffled) and read as a discovery is
+// (Canonical).
+func lessHostsListedOtherwise(t *testing.T, f *fabric.Fabric, hosts int, seed uint64) *fabric.Fabric {
+	t.Helper()
+	f, err := f.Without(f.IDsOf(fabric.HCA)[:hosts], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err = disguise.Shuffled(f, rand.New(rand.NewPCG(seed, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = f.Canonical(); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// checkLIDsAndOrder checks that res, routed from f, has f's own LIDs and
+// the same tables as routing other (f listed in another order) with cfg,
+// and returns f's LIDs.
+func checkLIDsAndOrder(t *testing.T, name string, f *fabric.Fabric, res *Result, other *fabric.Fabric, cfg Config) *lft.LIDs {
+	t.Helper()
+	want, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(res.Tables.LIDs().Ports()) != fmt.Sprint(want.Ports()) {
+		t.Fatalf("%s: the tables' LIDs are not the fabric's", name)
+	}
+	again, err := Run(other, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(tablesText(t, res.Tables), tablesText(t, again.Tables)) {
+		t.Fatalf("%s: listed in another order, routed otherwise", name)
+	}
+	return want
 }

@@ -205,12 +205,13 @@ func assign(r *layers.Routing, c Config) (*deadlock.Assignment, error) {
 	return deadlock.AssignAuto(r, opts)
 }
 
-// runCompleted routes f as its Slim Fly design and repairs the tables for
-// f (complete.go), or returns nil when that does not apply or fails (the
-// caller then routes f itself): f is no Slim Fly less some parts, the
-// routing has jobs to route for (their flows are f's), the VL scheme is
-// not hop-indexed (the repair keeps routes' VLs increasing hop by hop),
-// or the repaired tables do not pass the verifier.
+// runCompleted routes f as its design (a Slim Fly's, a HyperX's, a
+// Dragonfly+'s) and repairs the tables for f (complete.go), or returns
+// nil when that does not apply or fails (the caller then routes f
+// itself): f is no such design less some parts, the routing has jobs to
+// route for (their flows are f's), the VL scheme is neither hop-indexed
+// nor the Dragonfly+'s (the repair keeps routes' VLs increasing hop by
+// hop), or the repaired tables do not pass the verifier.
 func runCompleted(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) *Result {
 	if c.Traffic != nil || c.Deadlock != "" && c.Deadlock != "auto" && c.Deadlock != "hops" {
 		return nil
@@ -225,7 +226,7 @@ func runCompleted(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) 
 		return nil
 	}
 	res, err := route(g, glids, c, lap)
-	if err != nil || res.Assignment.Scheme != deadlock.SchemeHops {
+	if err != nil || res.Assignment.Scheme != deadlock.SchemeHops && res.Assignment.Scheme != deadlock.SchemeDragonfly {
 		return nil
 	}
 	tab, st, err := repair.Repair(res.Tables, f, repair.Options{Workers: c.Workers, VLs: c.VLs})
