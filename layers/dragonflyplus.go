@@ -43,8 +43,7 @@ type dfPlusShape struct {
 // dfPlusOf recognises a Dragonfly+ in g, or returns nil: every switch
 // with hosts a leaf whose peers are all spines (switches without hosts);
 // the groups, joined by the leaf–spine cables, each complete bipartite;
-// spine–spine cables only between groups; every two groups cabled, some
-// two by fewer than ValiantBelow global cables.
+// spine–spine cables only between groups; every two groups cabled.
 func dfPlusOf(S int, peers func(s int) []int32, hosts func(s int) int) *dfPlusShape {
 	sh := &dfPlusShape{group: make([]int32, S), leaf: make([]bool, S)}
 	for s := range sh.leaf {
@@ -119,34 +118,15 @@ func dfPlusOf(S int, peers func(s int) []int32, hosts func(s int) int) *dfPlusSh
 			return nil
 		}
 	}
-	fewest := -1
 	for a := 0; a < G; a++ {
 		for b := 0; b < G; b++ {
-			if a != b && (fewest < 0 || cabled[a*G+b] < fewest) {
-				fewest = cabled[a*G+b]
+			if a != b && cabled[a*G+b] == 0 {
+				return nil
 			}
 		}
 	}
-	if fewest == 0 || fewest >= ValiantBelow {
-		return nil
-	}
 	return sh
 }
-
-// ValiantBelow is the fewest global cables between two groups at which a
-// Dragonfly+ is no longer routed group pair by group pair: with that many,
-// the general search finds three disjoint paths of minimal to minimal + 1
-// hops between every two groups, over the parallel cables, and loads the
-// fabric less. Measured with 4 layers (pairs with three disjoint paths of
-// 2 to 6 hops and random-permutation load, Valiant against the general
-// search): 3 groups of 4 leaves and 4 spines with 2 global cables each (4
-// between two groups) 27 % and 4.73 against 100 % and 2.26; 5 groups with
-// 4 global cables per spine (4 between two) 16 % and 3.73 against 100 %
-// and 1.90. With 2 between two groups Valiant keeps more disjoint paths
-// but loads more (5 groups, 2 global per spine: 75 % and 4.46 against
-// 44 % and 3.58); with 1 it is better on both (17 groups: 100 % and 3.45
-// against 40 % and 4.58).
-const ValiantBelow = 3
 
 // DragonflyPlusBounds are the path lengths of layers ≥ 1 on a Dragonfly+
 // (what Compute routes such a fabric with by default): up to the six
@@ -288,8 +268,10 @@ func dfChannel(g *graph, x, y int32) int32 {
 }
 
 // dfCandidates lists the route shapes from group A to leaf t, via giving
-// each switch's next hop in layer 0: through Z, over each spine a of A
-// not cabled to t's group B and each Z cabled to B; and through a group
+// each switch's next hop in layer 0: straight over each spine of A cabled
+// to t's group B but layer 0's (where two groups share more than one
+// global cable); through Z, over each spine a of A not cabled to B and
+// each Z cabled to B; and through a group
 // C that routes as in layer 0 in this layer (direct(C)), over a spine z
 // of C not cabled to B, down to a leaf of C (zLeaf's, when z goes down
 // already), up to C's spine cabled to B. The spines cabled to B keep
@@ -300,8 +282,12 @@ func dfCandidates(g *graph, sh *dfPlusShape, row0 []uint8, A, t int32, direct fu
 	hop := func(x int32) int32 { return int32(g.chOff[x] + int(row0[x])) } // x's channel in layer 0
 	via := func(x int32) int32 { return g.peer[hop(x)] }
 	toB := func(x int32) bool { y := via(x); return !sh.leaf[y] && sh.group[y] == B }
+	a0 := via(sh.leaves[A][0]) // the spine A's leaves go up to in layer 0
 	for _, a := range sh.spines[A] {
 		if toB(a) {
+			if a != a0 { // another global cable to B: minimal, beside layer 0's
+				out = append(out, dfRouteOf(a, -1, hop(a), hop(via(a))))
+			}
 			continue
 		}
 		for i, z := range g.peer[g.chOff[a]:g.chOff[a+1]] {

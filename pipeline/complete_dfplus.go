@@ -3,8 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"slices"
-
-	"slimroute/layers"
 )
 
 // dragonflyPlusDesign returns the Dragonfly+ of which adj (hosts[s] HCAs
@@ -67,9 +65,6 @@ func dragonflyPlusDesign(adj [][]int32, hosts []int) *design {
 		}
 	}
 	perPair := slices.Max(cabled)
-	if perPair >= layers.ValiantBelow {
-		return nil // routed as it is, over the parallel global cables
-	}
 	for a := range int32(groups) { // every two groups: as many global cables as the most
 		for b := a + 1; b < int32(groups); b++ {
 			for range perPair - cabled[a*int32(groups)+b] {
