@@ -114,13 +114,14 @@ func (ta *tally) log(t *testing.T) {
 }
 
 // TestVerifyNeverMisreportsWiringFaults is the property of issue 12: on
-// seeded random fault sets (1 to 10 of every kind at once) on the Slim Fly
-// q=5 and q=7 and a two- and three-level Clos, discovered in each naming
+// seeded random fault sets (1 to 10 of every kind at once) on every plan
+// of wiringfaults.Plans (the Slim Fly q=5 and q=7, a two- and three-level
+// Clos, a PolarFly, a HyperX and a Dragonfly+), discovered in each naming
 // mode, cabling.Verify's actions replayed on the true cabling restore the
 // plan, touch no as-planned port, its counts and Clean are right and every
 // touched node is named (wiringfaults.Judge checks the contract's invariant).
 func TestVerifyNeverMisreportsWiringFaults(t *testing.T) {
-	perRun := 630 // × 4 fabrics × 4 namings = 10,080 cases
+	perRun := 630 // × 7 fabrics × 4 namings = 17,640 cases
 	if testing.Short() {
 		perRun = 63
 	}
