@@ -139,6 +139,10 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 	t.Logf("%s plugin: tables, 200 traces, 40 path SLs and %d SL2VL rows as predicted; verifier on OpenSM's dump: %d paths over %d VLs, acyclic", fc.name, strings.Count(held, "\n"), rep.Walks, rep.VLs)
 	checkAudit(t, sm, rt)
 
+	if fc.name == caseDFP.name {
+		dragonflyPlusCableFails(t, sim, sm, rt)
+		return
+	}
 	if fc.name != caseQ5.name {
 		return // the cable failure is exercised on q=5
 	}
@@ -162,6 +166,47 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 	rep2 := verifyDump(t, rt2, sm.Dir, held2)
 	t.Logf("after the cable failed: the plugin's new tables (scheme %s, %d VLs) as predicted on every switch, complete and acyclic (%d paths)", after.Assignment.Scheme, after.Assignment.VLs, rep2.Walks)
 	pluginRoutesForJobs(t, sim, sm, rt2)
+}
+
+// dragonflyPlusCableFails unplugs the global cable between the first two
+// groups of rt's Dragonfly+ (their only one): the layers cannot route the
+// fabric group pair by group pair as it is, so the plugin's full recompute
+// (repair = false) routes it as its design and repairs the tables
+// (pipeline/complete_dfplus.go), as the pipeline predicts offline — every
+// switch's LFT as ibroute reads it, OpenSM's dump verified with the SL2VL
+// tables the switches hold.
+func dragonflyPlusCableFails(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed) {
+	t.Helper()
+	a, _ := rt.f.NodeByName("dfp-spine-0-0")
+	li := -1
+	for p := 1; p <= rt.f.Ports(a) && li < 0; p++ {
+		peer, ok := rt.f.Peer(fabric.PortRef{Node: a, Port: p})
+		if ok && strings.HasPrefix(rt.f.Name(peer.Node), "dfp-spine-1-") {
+			li, _ = rt.f.LinkAt(fabric.PortRef{Node: a, Port: p})
+		}
+	}
+	if li < 0 {
+		t.Fatal("dfp-spine-0-0 has no global cable to group 1")
+	}
+	l := rt.f.Links()[li]
+	broken, err := rt.f.Without(nil, []int{li})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := pipeline.Run(broken, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Completed == nil {
+		t.Fatal("the Dragonfly+ less a global cable is not routed as its design")
+	}
+	sim.Console(t, fmt.Sprintf(`Unlink "%s"[%d]`, rt.f.Name(l.A.Node), l.A.Port))
+	waitForResweep(t, sm, 2*time.Minute)
+	rt2 := &routed{f: broken, r: after.Routing, a: after.Assignment, tab: after.Tables}
+	checkIBRoute(t, sim, rt2)
+	held := readSL2VL(t, sim, rt2)
+	rep := verifyDump(t, rt2, sm.Dir, held)
+	t.Logf("after the global cable failed: %s; ibroute as predicted on every switch, OpenSM's dump complete and acyclic (%d paths, %d VLs)", after.Completed, rep.Walks, rep.VLs)
 }
 
 // pluginRoutesForJobs gives the running plugin a job file (jobs = in its
