@@ -184,6 +184,7 @@ func routeDragonflyPlus(g *graph, r *Routing) bool {
 		}
 	}
 	per := make([][]dfRoute, L) // per layer: a source group's candidates
+	marks := &dfMarks{spine: make([]int32, S), chans: make([]int32, g.chOff[S])}
 	var ks []int
 	for d := 0; d < g.nEP; d++ {
 		r.share[d] = d
@@ -235,7 +236,7 @@ func routeDragonflyPlus(g *graph, r *Routing) bool {
 				}
 				ks = append(ks, k)
 			}
-			pick := dfChoose(per, ks, []int32{a0}, slices.Clip(first.route()), load)
+			pick := dfChoose(per, ks, a0, first.route(), load, marks)
 			for _, k := range ks {
 				rt := per[k][pick[k]]
 				for _, x := range sh.leaves[A] {
@@ -370,33 +371,33 @@ func dfSpineRows(g *graph, sh *dfPlusShape, row0, row []uint8, A, t, a int32, di
 
 // dfChoose picks a candidate per layer of ks (per[k] lists layer k's)
 // for one source group: the combination whose routes share fewest spines
-// and channels with each other and with the pair's routes so far (spines,
+// and channels with each other and with the pair's routes so far (a0 and
 // chans: layer 0's), then the least loaded, then the first; exhaustively
 // while there are at most dfChooseMax combinations, else layer by layer
-// (dfPick). It returns the index chosen per layer.
-func dfChoose(per [][]dfRoute, ks []int, spines, chans []int32, load []int64) []int {
+// (dfPick). It returns the index chosen per layer; m is all zero before
+// and after.
+func dfChoose(per [][]dfRoute, ks []int, a0 int32, chans []int32, load []int64, m *dfMarks) []int {
 	pick := make([]int, len(per))
+	m.add(a0, chans, 1)
+	defer m.add(a0, chans, -1)
 	n := 1
 	for _, k := range ks {
 		n *= len(per[k])
 	}
 	if n > dfChooseMax {
 		for _, k := range ks {
-			pick[k] = dfPick(per[k], spines, chans, load)
-			rt := per[k][pick[k]]
-			spines = append(spines, rt.a)
-			chans = append(chans, rt.route()...)
+			pick[k] = dfPick(per[k], m, load)
+			m.add(per[k][pick[k]].a, per[k][pick[k]].route(), 1)
+		}
+		for _, k := range ks {
+			m.add(per[k][pick[k]].a, per[k][pick[k]].route(), -1)
 		}
 		return pick
 	}
 	best, bestShared, bestPeak := slices.Clone(pick), -1, int64(0)
 	cur := make([]int, len(per))
-	// the routes chosen so far, depth by depth: siblings overwrite the
-	// same places
-	sp := append(slices.Clone(spines), make([]int32, len(ks))...)
-	ch := append(slices.Clone(chans), make([]int32, 5*len(ks))...)
-	var walk func(i, shared int, peak int64, nsp, nch int)
-	walk = func(i, shared int, peak int64, nsp, nch int) {
+	var walk func(i, shared int, peak int64)
+	walk = func(i, shared int, peak int64) {
 		if bestShared >= 0 && (shared > bestShared || shared == bestShared && peak >= bestPeak) {
 			return // (neither term falls further down)
 		}
@@ -406,30 +407,43 @@ func dfChoose(per [][]dfRoute, ks []int, spines, chans []int32, load []int64) []
 			return
 		}
 		k := ks[i]
-		for j, rt := range per[k] {
-			sh, pk := dfShared(rt, sp[:nsp], ch[:nch], load)
+		for j := range per[k] {
+			rt := &per[k][j]
+			sh, pk := m.shared(rt, load)
 			cur[k] = j
-			sp[nsp] = rt.a
-			copy(ch[nch:], rt.route())
-			walk(i+1, shared+sh, peak+pk, nsp+1, nch+len(rt.route()))
+			m.add(rt.a, rt.route(), 1)
+			walk(i+1, shared+sh, peak+pk)
+			m.add(rt.a, rt.route(), -1)
 		}
 	}
-	walk(0, 0, 0, len(spines), len(chans))
+	walk(0, 0, 0)
 	return best
 }
 
 // dfChooseMax bounds the combinations dfChoose weighs.
 const dfChooseMax = 1 << 10
 
-// dfShared returns how many of rt's spine and channels are among spines
-// and chans, and its busiest channel's load.
-func dfShared(rt dfRoute, spines, chans []int32, load []int64) (shared int, peak int64) {
-	if slices.Contains(spines, rt.a) {
+// dfMarks counts, per switch and per channel, how many of the routes
+// dfChoose holds chosen go up to that spine or over that channel.
+type dfMarks struct{ spine, chans []int32 }
+
+// add counts (d = 1) or uncounts (d = −1) a route up to spine a over chs.
+func (m *dfMarks) add(a int32, chs []int32, d int32) {
+	m.spine[a] += d
+	for _, c := range chs {
+		m.chans[c] += d
+	}
+}
+
+// shared returns how many of rt's spine and channels the routes held use,
+// and rt's busiest channel's load.
+func (m *dfMarks) shared(rt *dfRoute, load []int64) (shared int, peak int64) {
+	if m.spine[rt.a] > 0 {
 		shared++ // the leaves' uplink to a
 	}
 	for _, c := range rt.route() {
 		peak = max(peak, load[c])
-		if slices.Contains(chans, c) {
+		if m.chans[c] > 0 {
 			shared++
 		}
 	}
@@ -437,12 +451,12 @@ func dfShared(rt dfRoute, spines, chans []int32, load []int64) (shared int, peak
 }
 
 // dfPick returns the candidate for the next layer: fewest spines and
-// channels shared with the pair's routes so far, then the least loaded
-// busiest channel, then the first.
-func dfPick(cands []dfRoute, spines, chans []int32, load []int64) int {
+// channels shared with the routes m holds, then the least loaded busiest
+// channel, then the first.
+func dfPick(cands []dfRoute, m *dfMarks, load []int64) int {
 	best, bestShared, bestPeak := -1, 0, int64(0)
-	for i, rt := range cands {
-		shared, peak := dfShared(rt, spines, chans, load)
+	for i := range cands {
+		shared, peak := m.shared(&cands[i], load)
 		if best < 0 || shared < bestShared || shared == bestShared && peak < bestPeak {
 			best, bestShared, bestPeak = i, shared, peak
 		}
