@@ -18,6 +18,7 @@ import (
 	"slimroute/jobs"
 	"slimroute/lft"
 	"slimroute/pipeline"
+	"slimroute/verify"
 )
 
 // buildPlugin compiles the OpenSM plugin into a fresh directory and returns
@@ -149,21 +150,7 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 	// A cable fails: OpenSM re-sweeps and the plugin routes around it. The
 	// pipeline is deterministic, so the new tables are predicted offline.
 	sw0, _ := rt.f.NodeByName("sw-0-0-0")
-	li, _ := rt.f.LinkAt(fabric.PortRef{Node: sw0, Port: 5})
-	broken, err := rt.f.Without(nil, []int{li})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := pipeline.Run(broken, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim.Console(t, `Unlink "sw-0-0-0"[5]`)
-	waitForResweep(t, sm, 2*time.Minute)
-	rt2 := &routed{f: broken, r: after.Routing, a: after.Assignment, tab: after.Tables}
-	checkIBRoute(t, sim, rt2)
-	held2 := readSL2VL(t, sim, rt2)
-	rep2 := verifyDump(t, rt2, sm.Dir, held2)
+	after, rt2, rep2 := unplugAndCheck(t, sim, sm, rt, fabric.PortRef{Node: sw0, Port: 5})
 	t.Logf("after the cable failed: the plugin's new tables (scheme %s, %d VLs) as predicted on every switch, complete and acyclic (%d paths)", after.Assignment.Scheme, after.Assignment.VLs, rep2.Walks)
 	pluginRoutesForJobs(t, sim, sm, rt2)
 }
@@ -178,17 +165,35 @@ func pluginCase(t *testing.T, plugin string, fc fabricCase) {
 func dragonflyPlusCableFails(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed) {
 	t.Helper()
 	a, _ := rt.f.NodeByName("dfp-spine-0-0")
-	li := -1
-	for p := 1; p <= rt.f.Ports(a) && li < 0; p++ {
+	end := fabric.PortRef{Node: -1}
+	for p := 1; p <= rt.f.Ports(a) && end.Node < 0; p++ {
 		peer, ok := rt.f.Peer(fabric.PortRef{Node: a, Port: p})
 		if ok && strings.HasPrefix(rt.f.Name(peer.Node), "dfp-spine-1-") {
-			li, _ = rt.f.LinkAt(fabric.PortRef{Node: a, Port: p})
+			end = fabric.PortRef{Node: a, Port: p}
 		}
 	}
-	if li < 0 {
+	if end.Node < 0 {
 		t.Fatal("dfp-spine-0-0 has no global cable to group 1")
 	}
-	l := rt.f.Links()[li]
+	after, _, rep := unplugAndCheck(t, sim, sm, rt, end)
+	if after.Completed == nil {
+		t.Fatal("the Dragonfly+ less a global cable is not routed as its design")
+	}
+	t.Logf("after the global cable failed: %s; ibroute as predicted on every switch, OpenSM's dump complete and acyclic (%d paths, %d VLs)", after.Completed, rep.Walks, rep.VLs)
+}
+
+// unplugAndCheck unplugs the cable at end of rt's fabric on sim and waits
+// for OpenSM's re-sweep: the plugin's new tables are the pipeline's
+// offline prediction for the fabric without it, on every switch as
+// ibroute reads them, and OpenSM's dump passes the verifier with the
+// SL2VL tables the switches hold. It returns the prediction, the routed
+// fabric and the verifier's report.
+func unplugAndCheck(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed, end fabric.PortRef) (*pipeline.Result, *routed, *verify.Report) {
+	t.Helper()
+	li, ok := rt.f.LinkAt(end)
+	if !ok {
+		t.Fatalf("%s holds no cable", rt.f.PortString(end))
+	}
 	broken, err := rt.f.Without(nil, []int{li})
 	if err != nil {
 		t.Fatal(err)
@@ -197,16 +202,12 @@ func dragonflyPlusCableFails(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.Completed == nil {
-		t.Fatal("the Dragonfly+ less a global cable is not routed as its design")
-	}
-	sim.Console(t, fmt.Sprintf(`Unlink "%s"[%d]`, rt.f.Name(l.A.Node), l.A.Port))
+	sim.Console(t, fmt.Sprintf(`Unlink "%s"[%d]`, rt.f.Name(end.Node), end.Port))
 	waitForResweep(t, sm, 2*time.Minute)
 	rt2 := &routed{f: broken, r: after.Routing, a: after.Assignment, tab: after.Tables}
 	checkIBRoute(t, sim, rt2)
-	held := readSL2VL(t, sim, rt2)
-	rep := verifyDump(t, rt2, sm.Dir, held)
-	t.Logf("after the global cable failed: %s; ibroute as predicted on every switch, OpenSM's dump complete and acyclic (%d paths, %d VLs)", after.Completed, rep.Walks, rep.VLs)
+	rep := verifyDump(t, rt2, sm.Dir, readSL2VL(t, sim, rt2))
+	return after, rt2, rep
 }
 
 // pluginRoutesForJobs gives the running plugin a job file (jobs = in its

@@ -111,8 +111,9 @@ func completed(f *fabric.Fabric) (*fabric.Fabric, *Completion) {
 	want := des.hosts
 	if want == nil {
 		want = make([]int, len(plan.design))
+		most := slices.Max(hosts)
 		for s := range want {
-			want[s] = slices.Max(hosts)
+			want[s] = most
 		}
 	}
 	for s, w := range want {

@@ -78,10 +78,10 @@ func dragonflyPlusDesign(adj [][]int32, hosts []int) *design {
 			}
 		}
 	}
-	want := make([]int, S)
+	want, leafHosts := make([]int, S), slices.Max(hosts)
 	for s := range want {
 		if leaf[s] {
-			want[s] = slices.Max(hosts)
+			want[s] = leafHosts
 		}
 	}
 	if ends(graph) == ends(adj) && slices.Equal(want, hosts) {

@@ -50,15 +50,15 @@ func TestDragonflyPlusChainsRepairOrRecompute(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, vls := range []int{4, 8} {
+		base, err := pipeline.Run(f, pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := base.Routing.DragonflyPlus(); !ok {
+			t.Fatal("the intact Dragonfly+ is not routed as one")
+		}
+		checkVerified(t, base.Tables, vls)
 		for seed := uint64(1); seed <= 3; seed++ {
-			base, err := pipeline.Run(f, pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, _, ok := base.Routing.DragonflyPlus(); !ok {
-				t.Fatal("the intact Dragonfly+ is not routed as one")
-			}
-			checkVerified(t, base.Tables, vls)
 			steps, err := failures.Chain(f, 0.05, 2, seed)
 			if err != nil {
 				t.Fatal(err)
