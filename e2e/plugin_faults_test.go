@@ -15,9 +15,9 @@ import (
 // OpenSM on ibsim (q=3 Slim Fly, LMC 2, QoS on) and requires OpenSM to go
 // on: the panic is an error line of its log with the Go stack, a failed
 // computation or table leaves the routing to the next engine (minhop),
-// a failed plan leaves the sweep to route in full, and a failed path SL
-// or SL2VL answer is logged (once with its stack, not per call) while the
-// SA still answers path records.
+// a failed plan or routing at discovery leaves the sweep to route in
+// full, and a failed path SL or SL2VL answer is logged (once with its
+// stack, not per call) while the SA still answers path records.
 func TestPluginPanicsDoNotTakeOpenSMDown(t *testing.T) {
 	ibsimtest.Require(t, "opensm", "saquery")
 	plugin := buildPlugin(t)
@@ -25,6 +25,7 @@ func TestPluginPanicsDoNotTakeOpenSMDown(t *testing.T) {
 		fault string
 		want  []string
 	}{
+		{"ahead", []string{"internal error routing the subnet as discovered", "slimroute tables configured on all switches"}},
 		{"compute", []string{"internal error computing the routing", "falls back to the next engine", "minhop tables configured on all switches"}},
 		{"lft", []string{"internal error copying a switch's LFT", "minhop tables configured on all switches"}},
 		{"prepare", []string{"internal error routing the plan", "slimroute tables configured on all switches"}},
@@ -36,7 +37,11 @@ func TestPluginPanicsDoNotTakeOpenSMDown(t *testing.T) {
 			net := filepath.Join(dir, "sf.net")
 			run(t, "topo", "slimfly", "--q", "3", "-o", net)
 			sim := ibsimtest.Start(t, net)
-			opts := pluginOptions(t, sim, plugin, "plan = \""+net+"\"\n")
+			settings := "plan = \"" + net + "\"\n"
+			if c.fault == "ahead" { // (a plan is routed instead of the subnet as discovered)
+				settings = ""
+			}
+			opts := pluginOptions(t, sim, plugin, settings)
 			opts.Env = append(opts.Env, "SLIMROUTE_PLUGIN_FAULT="+c.fault)
 			sm := sim.StartOpenSM(t, opts)
 			if c.fault == "pathsl" {

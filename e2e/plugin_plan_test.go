@@ -47,3 +47,22 @@ func TestPluginRoutesThePlanAheadOfTime(t *testing.T) {
 	}
 	checkIBRoute(t, sim, rt)
 }
+
+// TestPluginRoutesTheSubnetAsDiscovered runs OpenSM with the plugin and
+// no plan on the q=5 Slim Fly: at the end of its first heavy sweep the
+// plugin routes the subnet as discovered while OpenSM assigns LIDs, says
+// so in OpenSM's log, the sweep takes those layers, and the switches hold
+// exactly the tables `slimroute route` computes for the fabric.
+func TestPluginRoutesTheSubnetAsDiscovered(t *testing.T) {
+	ibsimtest.Require(t, "opensm", "ibroute")
+	plugin := buildPlugin(t)
+	rt := routeCase(t, caseQ5, "auto")
+	sim, sm := startWithPlugin(t, plugin, rt, "layers = 4\ndeadlock = \"auto\"\nseed = 1\n")
+	log := sm.Log()
+	for _, want := range []string{"slimroute: the subnet as discovered routed while OpenSM assigns LIDs", "layers routed at discovery, while OpenSM assigned LIDs", "slimroute tables configured on all switches"} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("OpenSM's log lacks %q:\n%s", want, log)
+		}
+	}
+	checkIBRoute(t, sim, rt)
+}

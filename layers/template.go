@@ -19,6 +19,10 @@ import (
 // fabric fits it instead of searching: the sweep then only recognises the
 // fabric and maps the routes onto it.
 
+// ErrNoDesign is NewTemplate's error for a fabric it does not route ahead of
+// time.
+var ErrNoDesign = errors.New("the fabric is no Slim Fly: only a Slim Fly's routing is made ahead of time")
+
 // Template is the routing of a Slim Fly computed ahead of time, for
 // Options.Template. It is immutable once made.
 type Template struct {
@@ -40,14 +44,23 @@ func NewTemplate(f *fabric.Fabric, opts Options) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	// recognised before it is routed: a fabric of another kind costs
+	// the recognition, not a routing thrown away
+	g, err := newGraph(f, nil)
+	if err != nil {
+		return nil, err
+	}
+	if g, _ = findSymmetry(g); !g.design {
+		return nil, ErrNoDesign
+	}
 	r, err := Compute(f, opts)
 	if err != nil {
 		return nil, err
 	}
 	if !r.g.design || r.fatTree {
-		return nil, errors.New("the fabric is no Slim Fly: only a Slim Fly's routing is made ahead of time")
+		return nil, ErrNoDesign
 	}
-	g := r.g
+	g = r.g
 	t := &Template{opts: comparable(opts), peer: g.peer, chOff: g.chOff, hosts: g.hosts, r: r}
 	for _, d := range g.dests[:g.nEP] {
 		t.dests = append(t.dests, d.Switch)

@@ -51,6 +51,10 @@ var (
 	// background from the plugin's creation (slimroutePrepare); nil when
 	// none was started
 	prepared atomic.Pointer[preparation]
+	// ahead is the routing of the subnet as discovered on a sweep before
+	// the first routing (slimrouteAhead), for that sweep to take; nil
+	// when none was started, and again once a routing is in force
+	ahead atomic.Pointer[preparation]
 )
 
 // preparation is a plan being routed: done closes when plan (nil on
@@ -68,16 +72,7 @@ type preparation struct {
 //export slimroutePrepare
 func slimroutePrepare(cfgPath *C.char) {
 	path := C.GoString(cfgPath)
-	p := &preparation{done: make(chan struct{})}
-	prepared.Store(p)
-	go func() {
-		defer close(p.done)
-		defer func() {
-			if r := recover(); r != nil {
-				caught("routing the plan", r)
-			}
-		}()
-		injectFault("prepare")
+	inBackground(&prepared, "routing the plan", "prepare", func() *engine.Plan {
 		plan, err := engine.Prepare(path, runtime.GOMAXPROCS(0), time.Now)
 		switch {
 		case err != nil:
@@ -85,7 +80,25 @@ func slimroutePrepare(cfgPath *C.char) {
 		case plan != nil:
 			logLine(false, plan.Summary())
 		}
-		p.plan = plan
+		return plan
+	})
+}
+
+// inBackground stores a new preparation in slot and makes its plan with
+// route on a goroutine of its own: a panic (or the fault injected at
+// fault) is an error line naming what was being done, and the plan nil.
+func inBackground(slot *atomic.Pointer[preparation], what, fault string, route func() *engine.Plan) {
+	p := &preparation{done: make(chan struct{})}
+	slot.Store(p)
+	go func() {
+		defer close(p.done)
+		defer func() {
+			if r := recover(); r != nil {
+				caught(what, r)
+			}
+		}()
+		injectFault(fault)
+		p.plan = route()
 	}()
 }
 
@@ -113,7 +126,7 @@ func writeAudit(st *engine.State, dir string) {
 
 // faultAt names the exported function that panics on purpose, from the
 // environment variable SLIMROUTE_PLUGIN_FAULT (compute, lft, pathsl,
-// sl2vl or prepare): for the tests that prove a panic does not take
+// sl2vl, prepare or ahead): for the tests that prove a panic does not take
 // OpenSM down. Unset, nothing panics on purpose.
 var faultAt = os.Getenv("SLIMROUTE_PLUGIN_FAULT")
 
@@ -156,14 +169,55 @@ func logLine(isError bool, text string) {
 	C.slimroute_log_line(e, cs)
 }
 
-// plan waits for the plan's routing, if one was started, and returns it.
+// plan waits for the plan's routing, if one was started, and returns it;
+// without a plan, the routing made at discovery, if one was started.
 func plan() *engine.Plan {
-	p := prepared.Load()
-	if p == nil {
-		return nil
+	for _, p := range []*preparation{prepared.Load(), ahead.Load()} {
+		if p == nil {
+			continue
+		}
+		if <-p.done; p.plan != nil {
+			return p.plan
+		}
 	}
-	<-p.done
-	return p.plan
+	return nil
+}
+
+// slimrouteWantsAhead tells the shim whether to describe the subnet at
+// the end of a heavy sweep for slimrouteAhead: only while no routing is
+// in force (later sweeps repair it) and none is being made ahead.
+//
+//export slimrouteWantsAhead
+func slimrouteWantsAhead() C.int {
+	if currentState() != nil {
+		return 0
+	}
+	if p := ahead.Load(); p != nil {
+		select {
+		case <-p.done:
+		default:
+			return 0
+		}
+	}
+	return 1
+}
+
+// slimrouteAhead starts routing the subnet OpenSM has just discovered,
+// given as slimroute JSON, with the settings in cfgPath, in the background
+// (engine.Ahead): OpenSM assigns LIDs and sets the ports up meanwhile, and
+// the sweep's routing waits for it and takes its layers if the subnet
+// still fits. It logs what it routed in OpenSM's log.
+//
+//export slimrouteAhead
+func slimrouteAhead(js *C.char, jsLen C.int, cfgPath *C.char) {
+	text, path := C.GoBytes(unsafe.Pointer(js), jsLen), C.GoString(cfgPath)
+	inBackground(&ahead, "routing the subnet as discovered", "ahead", func() *engine.Plan {
+		plan := engine.Ahead(text, path, runtime.GOMAXPROCS(0), time.Now)
+		if plan != nil {
+			logLine(false, plan.Summary())
+		}
+		return plan
+	})
 }
 
 // writeMsg copies text into the C buffer buf of n bytes, cut to fit and
@@ -205,6 +259,7 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath, dumpDir *C.char, msg *C.
 	mu.Lock()
 	current = st
 	mu.Unlock()
+	ahead.Store(nil) // (its layers served this routing, or none)
 	if dir := C.GoString(dumpDir); dir != "" {
 		go writeAudit(st, dir)
 	}

@@ -287,6 +287,29 @@ static void *slimroute_create(struct osm_opensm *osm)
 	return ctx;
 }
 
+/* At the end of a heavy sweep OpenSM has discovered the subnet but not yet
+ * assigned LIDs nor set the ports up. Before the first routing, the
+ * subnet is described then and routed in the background meanwhile
+ * (slimrouteAhead); the routing inside the lock takes those layers when
+ * the subnet still fits. OpenSM does not hold its lock here: the
+ * description takes it for reading, as the SA does. */
+static void slimroute_report(void *data, osm_epi_event_id_t id, void *event_data)
+{
+	slimroute_ctx_t *ctx = data;
+	osm_opensm_t *osm = ctx->osm;
+	const char *engines = osm->subn.opt.routing_engine_names;
+	/* only where OpenSM routes with slimroute */
+	if (id != OSM_EVENT_ID_HEAVY_SWEEP_DONE || !engines || !strstr(engines, "slimroute") || !slimrouteWantsAhead())
+		return;
+	CL_PLOCK_ACQUIRE(&osm->lock);
+	buf_t b = subnet_json(osm);
+	CL_PLOCK_RELEASE(&osm->lock);
+	if (!b.p)
+		return; /* out of memory: the routing describes the subnet itself */
+	slimrouteAhead(b.p, (int)b.n, osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : "");
+	free(b.p);
+}
+
 static void slimroute_delete(void *data)
 {
 	plugin_log = NULL; /* OpenSM's log goes before the Go side's threads */
@@ -297,5 +320,5 @@ osm_event_plugin_t osm_event_plugin = {
 	OSM_VERSION,
 	slimroute_create,
 	slimroute_delete,
-	NULL,
+	slimroute_report,
 };

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"slimroute/fabric"
+	"slimroute/internal/laps"
 	"slimroute/layers"
 	"slimroute/pipeline"
 )
@@ -17,6 +19,9 @@ type Plan struct {
 	file     string
 	template *layers.Template
 	took     time.Duration
+	// discovered: routed from the subnet at its discovery (Ahead), not
+	// from a plan file
+	discovered bool
 }
 
 // Prepare routes the fabric the settings file cfgPath names as its plan
@@ -65,6 +70,9 @@ func readPlan(file string) (*fabric.Fabric, error) {
 
 // Summary is the line the plugin logs once the plan is routed.
 func (p *Plan) Summary() string {
+	if p.discovered {
+		return fmt.Sprintf("slimroute: the subnet as discovered routed while OpenSM assigns LIDs, in %d ms (%d switches)", p.took.Milliseconds(), p.template.Switches())
+	}
 	return fmt.Sprintf("slimroute: the plan %s routed ahead of the first sweep in %d ms (%d switches)", p.file, p.took.Milliseconds(), p.template.Switches())
 }
 
@@ -74,10 +82,14 @@ func (p *Plan) used(res *pipeline.Result) string {
 	if p == nil {
 		return ""
 	}
-	for _, l := range res.Routing.Passes {
-		if l.Name == "template" {
-			return "; layers from the plan " + p.file
-		}
+	fromPlan := slices.ContainsFunc(res.Routing.Passes, func(l laps.Lap) bool { return l.Name == "template" })
+	switch {
+	case p.discovered && fromPlan:
+		return "; layers routed at discovery, while OpenSM assigned LIDs"
+	case p.discovered:
+		return "; the subnet changed since its discovery: layers searched"
+	case fromPlan:
+		return "; layers from the plan " + p.file
 	}
 	return fmt.Sprintf("; the fabric is not the plan %s (the same Slim Fly with as many HCAs on every switch, every cable up, the same settings): layers searched", p.file)
 }
