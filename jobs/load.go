@@ -18,8 +18,9 @@ type Report struct {
 	Channels int         `json:"channels"`   // switch-to-switch channels of the fabric
 	Lost     float64     `json:"lost_flows"` // traffic toward LIDs the tables do not reach
 	// Busiest is the busiest channel under every job's traffic, and
-	// LPBound a lower bound on the least it could be over paths no longer
-	// than the routing's (LPNote says why not computed, then it is 0).
+	// LPBound a lower bound on the least it could be with each LID's share
+	// of a flow over paths no longer than the routing's route for that
+	// LID (LPNote says why not computed, then it is 0).
 	Busiest float64 `json:"busiest"`
 	LPBound float64 `json:"lp_bound,omitempty"`
 	LPNote  string  `json:"lp_note,omitempty"`
@@ -41,9 +42,9 @@ type JobReport struct {
 	Together float64 `json:"together"`
 	Factor   float64 `json:"contention_factor"`
 	// Bound is a lower bound on Alone under any routing (see bound), and
-	// LPBound one on the least Alone can be over paths no longer than the
-	// routing's: the larger of Bound and lpBound's (LPNote says why not
-	// computed).
+	// LPBound one on the least Alone can be with each LID's share of a
+	// flow over paths no longer than the routing's route for that LID:
+	// the larger of Bound and lpBound's (LPNote says why not computed).
 	Bound   float64 `json:"alone_lower_bound"`
 	LPBound float64 `json:"alone_lp_bound,omitempty"`
 	LPNote  string  `json:"lp_note,omitempty"`
@@ -73,17 +74,18 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 	v := tab.Fabric().SwitchView()
 	rep := &Report{Channels: channels(v), f: tab.Fabric()}
 	per := make([]loads, len(js))
-	mine := make([]map[[2]fabric.NodeID]*commodity, len(js))
+	mine := make([]map[commodityKey]*commodity, len(js))
 	total := loads{}
-	all := map[[2]fabric.NodeID]*commodity{}
+	all := map[commodityKey]*commodity{}
 	for i, j := range js {
-		per[i], mine[i] = loads{}, map[[2]fabric.NodeID]*commodity{}
+		per[i], mine[i] = loads{}, map[commodityKey]*commodity{}
 		for _, fl := range j.Flows() {
-			lost, hops := walk(tab, v.NumSwitches(), ports[i][fl.From], ports[i][fl.To], fl.Weight, per[i])
-			rep.Lost += lost
-			for _, m := range []map[[2]fabric.NodeID]*commodity{mine[i], all} {
-				addFlow(tab.Fabric(), m, ports[i][fl.From], ports[i][fl.To], fl.Weight, hops)
-			}
+			a, b := ports[i][fl.From], ports[i][fl.To]
+			rep.Lost += walk(tab, v.NumSwitches(), a, b, fl.Weight, per[i], func(share float64, hops int) {
+				for _, m := range []map[commodityKey]*commodity{mine[i], all} {
+					addShare(tab.Fabric(), m, a, b, share, hops)
+				}
+			})
 		}
 		for c, v := range per[i] {
 			total[c] += v
@@ -111,20 +113,26 @@ func Analyze(tab *lft.Tables, js []Job, file string) (*Report, error) {
 	return rep, nil
 }
 
-// addFlow adds a flow of weight w taking at most hops switch hops from
-// HCA port a to HCA port b to the commodities m.
-func addFlow(f *fabric.Fabric, m map[[2]fabric.NodeID]*commodity, a, b fabric.PortRef, w float64, hops int) {
+// commodityKey names a commodity: the traffic between two switches that
+// may take paths of at most hops switch hops.
+type commodityKey struct {
+	from, to fabric.NodeID
+	hops     int
+}
+
+// addShare adds the share w of a flow from HCA port a to HCA port b that
+// one of its LIDs carries over hops switch hops to the commodities m.
+func addShare(f *fabric.Fabric, m map[commodityKey]*commodity, a, b fabric.PortRef, w float64, hops int) {
 	x, _ := f.Peer(a)
 	y, _ := f.Peer(b)
 	if x.Node == y.Node {
 		return
 	}
-	k := [2]fabric.NodeID{x.Node, y.Node}
+	k := commodityKey{x.Node, y.Node, hops}
 	if m[k] == nil {
-		m[k] = &commodity{from: x.Node, to: y.Node}
+		m[k] = &commodity{from: x.Node, to: y.Node, hops: hops}
 	}
 	m[k].demand += w
-	m[k].hops = max(m[k].hops, hops)
 }
 
 // together returns the busiest, under total, of the channels a job's
@@ -177,40 +185,41 @@ func compatibility(a, b Job) string {
 
 // walk follows the route from HCA port src to every LID of HCA port dst
 // and adds w, split over the LIDs, to the channels it crosses; it returns
-// the traffic toward LIDs the tables do not deliver and the most
-// switch-to-switch hops a delivered route takes (a route is given up
-// after as many hops as there are switches: a loop).
-func walk(tab *lft.Tables, switches int, src, dst fabric.PortRef, w float64, into loads) (lost float64, most int) {
+// the traffic toward LIDs the tables do not deliver (a route is given up
+// after as many hops as there are switches: a loop). delivered, if not
+// nil, is told each delivered LID's share and its switch-to-switch hops.
+func walk(tab *lft.Tables, switches int, src, dst fabric.PortRef, w float64, into loads, delivered func(share float64, hops int)) (lost float64) {
 	f := tab.Fabric()
 	pl, ok := tab.LIDs().Of(dst)
 	first, ok2 := f.Peer(src)
 	if !ok || !ok2 || src == dst {
-		return 0, 0
+		return 0
 	}
 	n := 1 << pl.LMC
 	for k := 0; k < n; k++ {
 		lid := pl.Base + lft.LID(k)
-		sw, delivered, hops := first.Node, false, 0
-		for ; hops <= switches && !delivered; hops++ {
+		sw, arrived, hops := first.Node, false, 0
+		for ; hops <= switches && !arrived; hops++ {
 			out := tab.Port(sw, lid)
 			next, cabled := f.Peer(fabric.PortRef{Node: sw, Port: int(out)})
 			if out == lft.Drop || !cabled {
 				break
 			}
 			if f.Kind(next.Node) != fabric.Switch {
-				delivered = next == dst
+				arrived = next == dst
 				break
 			}
 			into[fabric.PortRef{Node: sw, Port: int(out)}] += w / float64(n)
 			sw = next.Node
 		}
-		if !delivered {
+		switch {
+		case !arrived:
 			lost += w / float64(n)
-		} else {
-			most = max(most, hops)
+		case delivered != nil:
+			delivered(w/float64(n), hops)
 		}
 	}
-	return lost, most
+	return lost
 }
 
 // resolve finds every job's hosts among the fabric's HCAs (hostPorts).

@@ -8,9 +8,10 @@ import (
 	"slimroute/fabric"
 )
 
-// commodity is the traffic from the job's ranks on one switch to its
-// ranks on another, and the most switch-to-switch hops the routing takes
-// for any of it.
+// commodity is the traffic from ranks on one switch to ranks on another
+// that the routing carries over routes of at most hops switch-to-switch
+// hops: the shares of the flows' LIDs whose routes take that many (each
+// LID carries an even share, as the analysis splits flows).
 type commodity struct {
 	from, to fabric.NodeID
 	demand   float64
@@ -161,18 +162,22 @@ func simplePaths(f *fabric.Fabric, a, b fabric.NodeID, max int) (paths [][]fabri
 	return out, len(out) <= maxPaths
 }
 
-// commodities sums flows by (source switch, destination switch), with the
-// most hops seen for each; flows within a switch are left out.
-func commodities(flows map[[2]fabric.NodeID]*commodity) []commodity {
+// commodities lists the commodities of m in the order of their switches,
+// then of their hops.
+func commodities(m map[commodityKey]*commodity) []commodity {
 	var out []commodity
-	for _, c := range flows {
+	for _, c := range m {
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].from != out[j].from {
-			return out[i].from < out[j].from
+		a, b := out[i], out[j]
+		if a.from != b.from {
+			return a.from < b.from
 		}
-		return out[i].to < out[j].to
+		if a.to != b.to {
+			return a.to < b.to
+		}
+		return a.hops < b.hops
 	})
 	return out
 }

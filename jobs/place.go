@@ -103,7 +103,7 @@ func newPlacer(tab *lft.Tables, running []Job, file string, req PlaceRequest) (*
 	sort.Slice(order, func(a, b int) bool { return fabric.NaturalLess(running[order[a]].ID, running[order[b]].ID) })
 	for _, i := range order {
 		for _, fl := range running[i].Flows() {
-			walk(tab, p.switches, ports[i][fl.From], ports[i][fl.To], fl.Weight, p.total)
+			walk(tab, p.switches, ports[i][fl.From], ports[i][fl.To], fl.Weight, p.total, nil)
 		}
 	}
 	if p.free, err = freeHosts(tab.Fabric(), running, req.Free, p.ports); err != nil {

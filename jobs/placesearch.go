@@ -17,7 +17,7 @@ func (p *placer) eval(hosts []string) Placement {
 	flows := j.Flows()
 	p.walked += len(flows)
 	for _, fl := range flows {
-		walk(p.tab, p.switches, p.ports[hs[fl.From]], p.ports[hs[fl.To]], fl.Weight, mine)
+		walk(p.tab, p.switches, p.ports[hs[fl.From]], p.ports[hs[fl.To]], fl.Weight, mine, nil)
 	}
 	r := Placement{Hosts: hs, Nodelist: CompressHostlist(hs), Factor: 1, Switches: len(p.switchesOf(hs))}
 	for c, v := range mine {
