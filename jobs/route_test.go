@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"slimroute/analysis"
 	"slimroute/clos"
 	"slimroute/fabric"
 	"slimroute/jobs"
@@ -50,11 +51,13 @@ func drawMix(rng *rand.Rand, hosts []string, scattered bool, pats []string, phas
 // every pattern, with and without phases, each routed with and without
 // the jobs' traffic (the pipeline's verifier accepting both) and judged
 // by Analyze, which walks the written tables and shares no code with the
-// router (and agrees with this package's own walk, judge): no job's
-// contention factor is higher with the traffic than without, and over
-// the scattered mixes of ring and tree jobs the mean factor is lower by
-// at least 15 % — a guard: issue 30 asks for 25 %, which draws of these
-// mixes meet only some of the time (22–29 %; docs/formats.md). The
+// router (and agrees with this package's own walk, judge), and by
+// package analysis: no job's contention factor is higher with the
+// traffic than without, the share of pairs with three disjoint paths at
+// most a point lower, and over the scattered mixes of ring and tree jobs
+// the mean factor is lower by at least 15 % — a guard: issue 30 asks for
+// 25 %, which draws of these mixes meet only some of the time (this one
+// 23 %; docs/formats.md). The
 // busiest channel of all the jobs against the LP bound (each LID's share
 // over paths no longer than its route) is logged, not held to the 1.15
 // the issue asks for: q = 5 comes within it, q = 7 and the Clos do not.
@@ -116,6 +119,16 @@ func routedForJobs(t *testing.T, f *fabric.Fabric, cfg pipeline.Config, base *pi
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	share := func(r *pipeline.Result) float64 {
+		rep, err := analysis.Analyze(r.Tables, analysis.Options{Permutations: 1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 100 * float64(rep.Disjoint[3]) / float64(rep.Pairs)
+	}
+	if was, now := share(base), share(res); now < was-1 {
+		t.Errorf("%d switches: %.2f %% of the pairs have three disjoint paths with --jobs, %.2f %% without", f.SwitchView().NumSwitches(), now, was)
 	}
 	for _, r := range []*pipeline.Result{base, res} {
 		rep, err := jobs.Analyze(r.Tables, js, "jobs")

@@ -23,7 +23,7 @@ func (tp *trafficPass) improveTree(k, d int) int {
 		if x == g.dests[d].Switch || !slices.ContainsFunc(tp.through[x], func(v int64) bool { return v != 0 }) {
 			continue
 		}
-		if mv, ok := tp.bestMove(k, d, x); ok && tp.make(k, d, mv) {
+		if mv, lost, ok := tp.bestMove(k, d, x); ok && tp.make(k, d, mv, lost) {
 			moves++
 		}
 	}
@@ -33,23 +33,24 @@ func (tp *trafficPass) improveTree(k, d int) int {
 // bestMove returns x's move toward d in layer k that lowers the cost
 // most and keeps the rules, if any: a new next switch with its route as
 // it is, or, where none lowers the cost, a new next switch y that takes
-// a new next switch itself.
-func (tp *trafficPass) bestMove(k, d, x int) (trafficMove, bool) {
+// a new next switch itself; and the pairs it takes below keepPaths
+// (allowed).
+func (tp *trafficPass) bestMove(k, d, x int) (found trafficMove, lost int, ok bool) {
 	g := tp.g
 	behindX := tp.lazyBehind(k, d, x)
-	best, found := int64(0), trafficMove{}
+	best := int64(0)
 	cur := int(tp.r.entry(k, x, d))
 	for e := range g.adj[x] {
 		if e == cur {
 			continue
 		}
-		mv := trafficMove{x: x, e: e, via: -1}
-		if gain := tp.trial(mv); gain < best && tp.allowed(k, d, mv, behindX()) {
-			best, found = gain, mv
+		mv, l := trafficMove{x: x, e: e, via: -1}, 0
+		if gain := tp.trial(mv); gain < best && tp.allowed(k, d, mv, behindX(), &l) {
+			best, found, lost = gain, mv, l
 		}
 	}
 	if best < 0 || tp.trials > trafficTrials/2 {
-		return found, best < 0
+		return found, lost, best < 0
 	}
 	for e, c := range g.adj[x] {
 		y := c.Peer
@@ -59,16 +60,16 @@ func (tp *trafficPass) bestMove(k, d, x int) (trafficMove, bool) {
 		behindY := tp.lazyBehind(k, d, y)
 		yCur := int(tp.r.entry(k, y, d))
 		for f := range g.adj[y] {
-			mv := trafficMove{x: x, e: e, via: f}
+			mv, l := trafficMove{x: x, e: e, via: f}, 0
 			if f == yCur || g.adj[y][f].Peer == x {
 				continue
 			}
-			if gain := tp.trial(mv); gain < best && tp.allowed(k, d, mv, behindX()) && tp.allowed(k, d, trafficMove{x: y, e: f, via: -1}, behindY()) {
-				best, found = gain, mv
+			if gain := tp.trial(mv); gain < best && tp.allowed(k, d, mv, behindX(), &l) && tp.allowed(k, d, trafficMove{x: y, e: f, via: -1}, behindY(), &l) {
+				best, found, lost = gain, mv, l
 			}
 		}
 	}
-	return found, best < 0
+	return found, lost, best < 0
 }
 
 // lazyBehind returns behind(k, d, x), computed on first call.
@@ -174,8 +175,8 @@ func (tp *trafficPass) channelDelta(ch int32, δ []int64) int64 {
 // make carries out move mv on destination d's tree in layer k, unless it
 // would raise some job's contention factor above what it was before the
 // pass (tp.before): then it leaves everything as it was and reports
-// false.
-func (tp *trafficPass) make(k, d int, mv trafficMove) bool {
+// false. lost is the pairs it takes below keepPaths disjoint routes.
+func (tp *trafficPass) make(k, d int, mv trafficMove, lost int) bool {
 	g, S := tp.g, len(tp.g.adj)
 	sh := tp.shifts(mv)
 	for _, s := range sh {
@@ -187,6 +188,7 @@ func (tp *trafficPass) make(k, d int, mv trafficMove) bool {
 		}
 		return false
 	}
+	tp.lost += lost
 	row := tp.r.next[k][d*S : (d+1)*S]
 	if _, ok := tp.saved[treeKey{d, k}]; !ok {
 		tp.saved[treeKey{d, k}] = slices.Clone(row)
@@ -247,9 +249,12 @@ func (tp *trafficPass) sends(z, d int) bool {
 // allowed tells whether switch x may make move mv (its own hop; a
 // compound move's other switch is asked for separately): the route it
 // leads to does not come back through x, every switch behind x keeps its
-// length within the layer's rules, and every one with hosts that sends
-// none of the jobs' traffic to d its disjoint paths.
-func (tp *trafficPass) allowed(k, d int, mv trafficMove, behind []behindSwitch) bool {
+// length within the layer's rules, every one with hosts that sends none
+// of the jobs' traffic to d its disjoint paths, and one that sends some
+// keeps keepPaths of them if it has them, unless the pass's budget of
+// such pairs (lossBudget) allows: *lost counts the pairs the move takes
+// below keepPaths.
+func (tp *trafficPass) allowed(k, d int, mv trafficMove, behind []behindSwitch, lost *int) bool {
 	g := tp.g
 	y := g.adj[mv.x][mv.e].Peer
 	rest := tp.newRoute(mv)
@@ -269,14 +274,22 @@ func (tp *trafficPass) allowed(k, d int, mv trafficMove, behind []behindSwitch) 
 		if !tp.lengthOK(k, b.z, was, was+shift) {
 			return false
 		}
-		if !b.hosts || b.sends {
+		if !b.hosts {
 			continue
 		}
 		b.other[k] = append(slices.Clip(b.prefix), tail...)
 		n := disjointRoutes(b.other)
 		b.other[k] = nil
-		if n < b.paths {
+		if n >= b.paths {
+			continue
+		}
+		if !b.sends {
 			return false
+		}
+		if b.paths >= keepPaths && n < keepPaths {
+			if *lost++; tp.lost+*lost > tp.lossBudget {
+				return false
+			}
 		}
 	}
 	return true
