@@ -61,6 +61,8 @@ func drawMix(rng *rand.Rand, hosts []string, scattered bool, pats []string, phas
 // busiest channel of all the jobs against the LP bound (each LID's share
 // over paths no longer than its route) is logged, not held to the 1.15
 // the issue asks for: q = 5 comes within it, q = 7 and the Clos do not.
+// So are the channels that jobs unable to interleave their phases share,
+// which the issue asks to halve: the suite's draw takes them down 18 %.
 func TestRoutingForJobsPartsThem(t *testing.T) {
 	sf5, _ := slimfly.Build(slimfly.Params{Q: 5})
 	sf7, _ := slimfly.Build(slimfly.Params{Q: 7})
@@ -76,6 +78,7 @@ func TestRoutingForJobsPartsThem(t *testing.T) {
 		}
 		hosts := hostNames(f)
 		ratio, sb, sa, sn := 0.0, 0.0, 0.0, 0
+		shb, sha := 0, 0 // channels shared by incompatible jobs, without and with --jobs
 		for c := 0; c < 6; c++ {
 			ringTree := c < 4
 			pats := []string{"ring", "tree", "all-to-all", "neighbours"}
@@ -84,6 +87,7 @@ func TestRoutingForJobsPartsThem(t *testing.T) {
 			}
 			js := drawMix(rng, hosts, ringTree || c%2 == 1, pats, c%2 == 0)
 			b, a := routedForJobs(t, f, cfg, base, js)
+			shb, sha = shb+incompatiblyShared(b), sha+incompatiblyShared(a)
 			for i := range a.Jobs {
 				if a.Jobs[i].Factor > b.Jobs[i].Factor*(1+1e-3) {
 					t.Errorf("%d switches, mix %d, job %s: contention factor %.4f with --jobs, %.4f without", f.SwitchView().NumSwitches(), c, a.Jobs[i].ID, a.Jobs[i].Factor, b.Jobs[i].Factor)
@@ -97,8 +101,8 @@ func TestRoutingForJobsPartsThem(t *testing.T) {
 			}
 		}
 		before, after, n = before+sb, after+sa, n+sn
-		t.Logf("%d switches: scattered ring and tree mixes, mean contention factor %.3f without --jobs, %.3f with; busiest channel of all jobs up to %.2f × the LP bound",
-			f.SwitchView().NumSwitches(), sb/float64(sn), sa/float64(sn), ratio)
+		t.Logf("%d switches: scattered ring and tree mixes, mean contention factor %.3f without --jobs, %.3f with; busiest channel of all jobs up to %.2f × the LP bound; channels shared by incompatible jobs %d without, %d with",
+			f.SwitchView().NumSwitches(), sb/float64(sn), sa/float64(sn), ratio, shb, sha)
 	}
 	if after > 0.85*before {
 		t.Errorf("scattered ring and tree mixes: mean contention factor %.3f with --jobs, %.3f without: less than 15 %% lower", after/float64(n), before/float64(n))
@@ -144,4 +148,18 @@ func routedForJobs(t *testing.T, f *fabric.Fabric, cfg pipeline.Config, base *pi
 		b, a = a, rep
 	}
 	return b, a
+}
+
+// incompatiblyShared counts the channels each pair of jobs that cannot
+// interleave their phases shares (each pair once).
+func incompatiblyShared(rep *jobs.Report) int {
+	n := 0
+	for _, j := range rep.Jobs {
+		for _, sh := range j.Shared {
+			if sh.Compatible == "no" {
+				n += sh.Channels
+			}
+		}
+	}
+	return n / 2
 }
