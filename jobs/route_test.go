@@ -57,7 +57,7 @@ func drawMix(rng *rand.Rand, hosts []string, scattered bool, pats []string, phas
 // most a point lower, and over the scattered mixes of ring and tree jobs
 // the mean factor is lower by at least 15 % — a guard: issue 30 asks for
 // 25 %, which draws of these mixes meet only some of the time (this one
-// 23 %; docs/formats.md). The
+// 26 %, three others 24–39 %; docs/formats.md). The
 // busiest channel of all the jobs against the LP bound (each LID's share
 // over paths no longer than its route) is logged, not held to the 1.15
 // the issue asks for: q = 5 comes within it, q = 7 and the Clos do not.

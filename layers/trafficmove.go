@@ -169,7 +169,22 @@ func (tp *trafficPass) channelDelta(ch int32, δ []int64) int64 {
 		}
 		c += di * (2*lin + quad)
 	}
+	if tp.peak > 0 { // shaving
+		var sum, change int64
+		for j, di := range δ {
+			sum, change = sum+tp.load[j][ch], change+di
+		}
+		c += peakWeight * (overPeak(sum+change, tp.peak) - overPeak(sum, tp.peak))
+	}
 	return c
+}
+
+// overPeak is the square of how far load is above peak.
+func overPeak(load, peak int64) int64 {
+	if load <= peak {
+		return 0
+	}
+	return (load - peak) * (load - peak)
 }
 
 // make carries out move mv on destination d's tree in layer k, unless it

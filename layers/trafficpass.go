@@ -44,6 +44,9 @@ type trafficPass struct {
 	// routes (never down: a pair that gets them back still counts), and
 	// lossBudget bounds it: lossPermille of all pairs
 	lost, lossBudget int
+	// peak is the load above which a channel costs more while shaving
+	// (0: not shaving)
+	peak int64
 }
 
 // lossPermille bounds the pairs the traffic pass may take below keepPaths
