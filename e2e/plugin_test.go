@@ -214,7 +214,13 @@ func unplugAndCheck(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *rout
 // settings, SIGHUP): its third sweep routes for the jobs, as the pipeline
 // predicts offline for the same file on rt's fabric — every switch's LFT
 // as ibroute reads it, OpenSM's dump verified — and the jobs share fewer
-// channels than under rt's routing, as analyze --jobs measures.
+// channels than under rt's routing, as analyze --jobs measures. Then the
+// job file changes (a job's hosts moved, another job gone; SIGHUP): the
+// fourth sweep routes for the new jobs as predicted, judges the
+// switch-over (issue 30 asks for it safe; it is not: docs/formats.md),
+// and the LFT blocks that differ between what ibroute read after the two
+// sweeps are the ones it said it would send, every entry that changed
+// toward a host of a job in either file.
 func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed) {
 	t.Helper()
 	var hosts []string
@@ -225,41 +231,17 @@ func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt 
 	}
 	rand.New(rand.NewPCG(30, 30)).Shuffle(len(hosts), func(a, b int) { hosts[a], hosts[b] = hosts[b], hosts[a] })
 	text := "1 " + strings.Join(hosts[:48], ",") + " ring\n2 " + strings.Join(hosts[48:96], ",") + " tree\n3 " + strings.Join(hosts[96:120], ",") + " ring weight=2\n"
-	file := filepath.Join(sim.Dir, "jobs.txt")
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	js, err := jobs.Read(strings.NewReader(text), file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := jobs.Traffic(rt.f, js, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := pipeline.Run(rt.f, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Traffic: tr})
-	if err != nil {
-		t.Fatal(err)
-	}
 	settings := filepath.Join(sim.Dir, "slimroute.toml")
 	if err := os.WriteFile(settings, []byte("layers = 4\ndeadlock = \"auto\"\nseed = 1\nrepair = false\njobs = \"jobs.txt\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(sm.PID(), syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	waitForSweep(t, sm, 3)
-	if !strings.Contains(sm.Log(), "routed for the jobs'") {
-		t.Fatalf("OpenSM's log does not say the plugin routed for the jobs:\n%s", sm.Log())
-	}
-	rt3 := &routed{f: rt.f, r: res.Routing, a: res.Assignment, tab: res.Tables}
-	checkIBRoute(t, sim, rt3)
+	res, js, rt3, programmed := routeForJobFile(t, sim, sm, rt, text, 3)
 	rep := verifyDump(t, rt3, sm.Dir, readSL2VL(t, sim, rt3))
-	before, err := jobs.Analyze(rt.tab, js, file)
+	before, err := jobs.Analyze(rt.tab, js, "jobs.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	now, err := jobs.Analyze(res.Tables, js, file)
+	now, err := jobs.Analyze(res.Tables, js, "jobs.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +258,120 @@ func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt 
 	}
 	t.Logf("jobs = jobs.txt, SIGHUP: the plugin routed for 3 jobs (%d moves) as predicted on every switch; OpenSM's dump acyclic over %d paths; channels the jobs share %d → %d, busiest %.3f → %.3f",
 		res.Routing.Traffic.Moves, rep.Walks, shared(before)/2, shared(now)/2, before.Busiest, now.Busiest)
+
+	text2 := "1 " + strings.Join(hosts[:48], ",") + " ring\n2 " + strings.Join(hosts[120:168], ",") + " tree\n"
+	res2, js2, rt4, programmed2 := routeForJobFile(t, sim, sm, rt, text2, 4)
+	lines := strings.Split(sm.Log(), "\n")
+	last := "" // the plugin's line for the fourth sweep
+	for i := len(lines) - 1; i >= 0 && last == ""; i-- {
+		if strings.Contains(lines[i], "to send: ") {
+			last = lines[i]
+		}
+	}
+	for _, want := range []string{"the job file jobs.txt changed since the last routing", "switch-over"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the fourth sweep's line lacks %q:\n%s", want, last)
+		}
+	}
+	said := regexp.MustCompile(`to send: (\d+) LFT blocks`).FindStringSubmatch(last)
+	blocks, entries := blocksChanged(t, rt.f, programmed, programmed2)
+	if said == nil || said[1] != strconv.Itoa(blocks) {
+		t.Errorf("%d LFT blocks differ between the sweeps as ibroute reads them; the plugin said %v", blocks, said)
+	}
+	hostOf := map[lft.LID]string{}
+	for _, j := range append(js, js2...) {
+		for _, h := range j.Hosts {
+			id, _ := rt.f.NodeByName(h)
+			if pl, ok := res2.Tables.LIDs().Of(fabric.PortRef{Node: id, Port: 1}); ok {
+				for l := pl.Base; l <= pl.Top(); l++ {
+					hostOf[l] = h
+				}
+			}
+		}
+	}
+	for _, e := range entries {
+		if hostOf[e.lid] == "" {
+			t.Fatalf("switch %s's entry for LID %d changed: no job host of either file holds it", rt.f.Name(e.sw), e.lid)
+		}
+	}
+	verifyDump(t, rt4, sm.Dir, readSL2VL(t, sim, rt4))
+	verdict := "judged safe"
+	if strings.Contains(last, "NOT safe") {
+		verdict = "judged NOT safe"
+	}
+	t.Logf("the job file changed, SIGHUP: as predicted on every switch; %d LFT blocks (%d entries) sent, all toward the jobs' hosts; switch-over %s", blocks, len(entries), verdict)
+}
+
+// routeForJobFile writes text as jobs.txt beside the plugin's settings,
+// sends OpenSM SIGHUP, waits for its sweep-th routing and checks that the
+// switches hold the routing the pipeline predicts for it on rt's fabric;
+// it returns the prediction, the jobs, and the LFTs ibroute read.
+func routeForJobFile(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed, text string, sweep int) (*pipeline.Result, []jobs.Job, *routed, *lft.Tables) {
+	t.Helper()
+	file := filepath.Join(sim.Dir, "jobs.txt")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js, err := jobs.Read(strings.NewReader(text), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := jobs.Traffic(rt.f, js, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(rt.f, pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Traffic: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(sm.PID(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitForSweep(t, sm, sweep)
+	if n := strings.Count(sm.Log(), "routed for the jobs'"); n != sweep-2 {
+		t.Fatalf("OpenSM's log says %d times that the plugin routed for the jobs, want %d:\n%s", n, sweep-2, sm.Log())
+	}
+	routedNow := &routed{f: rt.f, r: res.Routing, a: res.Assignment, tab: res.Tables}
+	text2 := checkIBRoute(t, sim, routedNow)
+	programmed, err := lft.ReadIBRoute(strings.NewReader(text2), "ibroute", rt.f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, js, routedNow, programmed
+}
+
+// lftEntry is one LFT entry: a switch and a LID.
+type lftEntry struct {
+	sw  fabric.NodeID
+	lid lft.LID
+}
+
+// blocksChanged counts the 64-entry LFT blocks that differ between a and
+// b, switch by switch, and lists the entries that do.
+func blocksChanged(t *testing.T, f *fabric.Fabric, a, b *lft.Tables) (int, []lftEntry) {
+	t.Helper()
+	blocks := 0
+	var entries []lftEntry
+	for _, sw := range f.IDsOf(fabric.Switch) {
+		x, y := a.LFT(sw), b.LFT(sw)
+		last := -1
+		for lid := 0; lid < max(len(x), len(y)); lid++ {
+			ex, ey := uint8(lft.Drop), uint8(lft.Drop)
+			if lid < len(x) {
+				ex = x[lid]
+			}
+			if lid < len(y) {
+				ey = y[lid]
+			}
+			if ex != ey {
+				entries = append(entries, lftEntry{sw, lft.LID(lid)})
+				if lid/64 != last {
+					blocks, last = blocks+1, lid/64
+				}
+			}
+		}
+	}
+	return blocks, entries
 }
 
 // waitForResweep waits until the sweep in which the plugin configures its

@@ -88,14 +88,16 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	// every port's LMC is OpenSM's, as the shim reports it: 0 means lmc 0
 	cfg.LIDsFromFabric, cfg.LMC, cfg.Workers = true, 0, workers
 	jobsText, why := jobsFor(f, &cfg, cfgPath)
-	jobsChanged := false
+	// a changed job file's switch-over is judged whether or not the
+	// routing would otherwise be repaired
+	jobsChanged := last != nil && !bytes.Equal(last.jobs, jobsText)
 	switch {
-	case last == nil || (cfg.Repair != nil && !*cfg.Repair):
+	case last == nil:
 	case !bytes.Equal(last.settings, settings):
 		why += fmt.Sprintf("the settings file %s changed since the last routing; recomputing in full; ", cfgPath)
-	case !bytes.Equal(last.jobs, jobsText):
+	case jobsChanged:
 		why += fmt.Sprintf("the job file %s changed since the last routing; recomputing in full; ", cfg.Jobs)
-		jobsChanged = true
+	case cfg.Repair != nil && !*cfg.Repair:
 	default:
 		st, text, ok := repairLast(last, f, cfg)
 		if ok {

@@ -514,6 +514,16 @@ func TestPluginRoutesForTheJobFile(t *testing.T) {
 		t.Fatalf("a changed job file: %v %s", err, changed.Summary())
 	}
 	t.Log(changed.Summary())
+	write(cfg, "vls = 4\njobs = \"jobs.txt\"\nrepair = false\n")
+	unrepaired, err := Compute(js, cfg, 2, changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(jobsFile, "1 "+strings.Join(hosts[10:70], ",")+" ring\n")
+	changed, err = Compute(js, cfg, 2, unrepaired)
+	if err != nil || !strings.Contains(changed.Summary(), "the job file jobs.txt changed since the last routing; recomputing in full") || !strings.Contains(changed.Summary(), "switch-over") {
+		t.Fatalf("a changed job file, repair = false: the switch-over is not judged: %v %s", err, changed.Summary())
+	}
 	write(jobsFile, "1 nosuchhost[01-02] ring\n")
 	bad, err := Compute(js, cfg, 2, changed)
 	if err != nil || !strings.Contains(bad.Summary(), "routing without the jobs") || !strings.Contains(bad.Summary(), "nosuchhost01") {
