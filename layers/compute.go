@@ -62,9 +62,10 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 		r.Passes = w.Laps()
 		return r, nil
 	}
-	if t := opts.Template; t != nil && opts.Traffic == nil && t.fits(g, opts) {
+	if t := opts.Template; t != nil && t.fits(g, opts) {
 		t.copyTo(r)
 		lap("template")
+		forTraffic(g, r, opts.Traffic, lap) // (the jobs' pass starts from the finished layers)
 		r.Passes = w.Laps()
 		return r, nil
 	}

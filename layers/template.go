@@ -72,9 +72,10 @@ func NewTemplate(f *fabric.Fabric, opts Options) (*Template, error) {
 func (t *Template) Switches() int { return len(t.hosts) }
 
 // comparable returns opts without the fields that do not change the
-// routing (and no avoided cables: a template has none).
+// layers a template holds (no avoided cables: a template has none; the
+// jobs' traffic pass runs on its layers, as on computed ones).
 func comparable(opts Options) Options {
-	opts.Workers, opts.Clock, opts.Template, opts.AvoidLinks = 0, nil, nil, nil
+	opts.Workers, opts.Clock, opts.Template, opts.AvoidLinks, opts.Traffic = 0, nil, nil, nil, nil
 	return opts
 }
 

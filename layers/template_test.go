@@ -11,8 +11,9 @@ import (
 
 // TestTemplateGivesTheRoutingOfASearch makes templates of Slim Flies as
 // built and routes disguised copies with them: where the fabric fits, the
-// template's pass is the only search-free one run and the tables are
-// those Compute finds without it; where it does not (another seed, a
+// template's pass is the only search-free one run (then the traffic
+// pass, given the jobs' traffic) and the tables are those Compute finds
+// without it; where it does not (another seed, a
 // cable avoided, another q), Compute searches and finds the same tables
 // as without the template.
 func TestTemplateGivesTheRoutingOfASearch(t *testing.T) {
@@ -40,6 +41,7 @@ func TestTemplateGivesTheRoutingOfASearch(t *testing.T) {
 			{"another seed", Options{Seed: 2, Workers: 2}, false},
 			{"a cable avoided", Options{Seed: 1, Workers: 2, AvoidLinks: []int{rng.IntN(f.NumLinks())}}, false},
 			{"regrowing off", Options{Seed: 1, Workers: 2, NoRegrow: true}, false},
+			{"the jobs' traffic", Options{Seed: 1, Workers: 2, Traffic: drawTraffic(rng, f)}, true},
 		}
 		for _, c := range cases {
 			want, err := Compute(f, c.opts)

@@ -16,14 +16,15 @@ import (
 // Compute then takes the layers from it when the subnet still fits (the
 // same Slim Fly with as many HCAs on every switch, the same settings),
 // so that inside the lock it only recognises the fabric, maps the routes
-// and checks them. It returns nil where routing ahead does not apply —
-// the settings name a plan (Prepare routes that) or a job file (the
-// jobs' routing is made for the sweep), or the subnet is no Slim Fly
-// that the layers route in its design's numbering — and where it fails:
-// the sweep's Compute meets the same settings and subnet and says why.
+// and checks them (with a job file, the jobs' pass runs on those layers
+// in the sweep). It returns nil where routing ahead does not apply — the
+// settings name a plan (Prepare routes that), or the subnet is no Slim
+// Fly that the layers route in its design's numbering — and where it
+// fails: the sweep's Compute meets the same settings and subnet and says
+// why.
 func Ahead(js []byte, cfgPath string, workers int, clock func() time.Time) *Plan {
 	cfg, _, err := readSettings(cfgPath)
-	if err != nil || cfg.Plan != "" || cfg.Jobs != "" {
+	if err != nil || cfg.Plan != "" {
 		return nil
 	}
 	start := clock()

@@ -71,8 +71,9 @@ func TestAheadGivesTheSweepItsRouting(t *testing.T) {
 }
 
 // TestAheadOnlyWhereItApplies: nothing is routed ahead for a fabric that
-// is no Slim Fly, where the settings name a plan or a job file, or where
-// they cannot be read (the sweep's Compute says why).
+// is no Slim Fly, where the settings name a plan, or where they cannot be
+// read (the sweep's Compute says why); a Slim Fly is, also with a job
+// file.
 func TestAheadOnlyWhereItApplies(t *testing.T) {
 	sf, err := slimfly.Build(slimfly.Params{Q: 5})
 	if err != nil {
@@ -97,12 +98,12 @@ func TestAheadOnlyWhereItApplies(t *testing.T) {
 	}{
 		{"a Clos", cl, ""},
 		{"a plan", sf, write("plan.toml", "plan = \"sf.json\"\n")},
-		{"a job file", sf, write("jobs.toml", "jobs = \"jobs.txt\"\n")},
 		{"unreadable settings", sf, write("bad.toml", "layers = \"four\"\n")},
 		{"a Slim Fly", sf, ""},
+		{"a Slim Fly with a job file", sf, write("jobs.toml", "jobs = \"jobs.txt\"\n")},
 	} {
 		p := Ahead(discovered(t, c.f), c.cfg, 2, time.Now)
-		if (p != nil) != (c.name == "a Slim Fly") {
+		if (p != nil) != strings.HasPrefix(c.name, "a Slim Fly") {
 			t.Errorf("%s: Ahead gave %v", c.name, p)
 		}
 	}
@@ -117,4 +118,47 @@ func discovered(t *testing.T, f *fabric.Fabric) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestAheadWithAJobFile: with a job file in the settings, the layers
+// routed at discovery serve the sweep, whose traffic pass routes for the
+// jobs on them: every answer as without routing ahead.
+func TestAheadWithAJobFile(t *testing.T) {
+	plain, err := slimfly.Build(slimfly.Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := disguise.Fabric(plain, rand.New(rand.NewPCG(30, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := settings(t, "jobs = \"jobs.txt\"\n")
+	var hosts []string
+	for _, h := range found.IDsOf(fabric.HCA) {
+		name, _ := fabric.HostName(found.Name(h)) // "node001" of "node001 mlx5_0"
+		hosts = append(hosts, name)
+	}
+	text := "1 " + strings.Join(hosts[:40], ",") + " ring\n2 " + strings.Join(hosts[40:90], ",") + " tree\n"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(cfg), "jobs.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ahead := Ahead(discovered(t, found), cfg, 2, time.Now)
+	if ahead == nil {
+		t.Fatal("nothing routed ahead")
+	}
+	f, js := withLIDs(t, found, 2)
+	got, err := ahead.Compute(js, cfg, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Compute(js, cfg, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, say := range []string{"layers routed at discovery", "routed for the jobs'"} {
+		if !strings.Contains(got.Summary(), say) {
+			t.Errorf("summary %q does not say %q", got.Summary(), say)
+		}
+	}
+	sameAnswers(t, f, got, want)
 }
