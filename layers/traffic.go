@@ -153,7 +153,7 @@ func (tp *trafficPass) rounds(st *TrafficStats) {
 // busiest charged (channelDelta), under the new busiest again while it
 // falls. On the suite's scattered ring and tree mixes (go test ./jobs -run
 // TestRoutingForJobsPartsThem, four draws) it lowered the mean contention
-// factor 1–4 points more and the busiest channel over the LP bound on
+// factor 1–3 points more and the busiest channel over the LP bound on
 // q = 7 by up to 0.11.
 func (tp *trafficPass) shave(st *TrafficStats) {
 	for top := tp.busiest(); top > 0 && tp.trials < trafficTrials; {
