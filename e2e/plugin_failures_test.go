@@ -115,6 +115,11 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 	if !strings.Contains(sm.Log(), "the settings file "+settings+" changed since the last routing; recomputing in full") {
 		t.Fatalf("after the settings file changed and SIGHUP, OpenSM's log does not say the plugin recomputed for it:\n%s", sm.Log())
 	}
+	// only a comment changed and every cable is back: the layers routed
+	// at the first sweep's discovery serve this recompute too
+	if n := strings.Count(sm.Log(), "layers routed at discovery"); n != 2 {
+		t.Errorf("OpenSM's log says %d times that the layers routed at discovery served, want 2 (the first sweep and the recompute)", n)
+	}
 	// the tables are the same, so OpenSM sends nothing: its dump of what
 	// it holds is the proof, without querying every switch again
 	if d := lft.DiffLFTs(rt.tab, readDump(t, rt, sm.Dir), 10); len(d) > 0 {

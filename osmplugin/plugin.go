@@ -52,8 +52,9 @@ var (
 	// none was started
 	prepared atomic.Pointer[preparation]
 	// ahead is the routing of the subnet as discovered on a sweep before
-	// the first routing (slimrouteAhead), for that sweep to take; nil
-	// when none was started, and again once a routing is in force
+	// the first routing (slimrouteAhead), for that sweep to take, and for
+	// every later full computation (a changed job or settings file) while
+	// the subnet still fits it; nil when none was started
 	ahead atomic.Pointer[preparation]
 )
 
@@ -259,7 +260,6 @@ func slimrouteCompute(js *C.char, jsLen C.int, cfgPath, dumpDir *C.char, msg *C.
 	mu.Lock()
 	current = st
 	mu.Unlock()
-	ahead.Store(nil) // (its layers served this routing, or none)
 	if dir := C.GoString(dumpDir); dir != "" {
 		go writeAudit(st, dir)
 	}

@@ -122,7 +122,8 @@ func discovered(t *testing.T, f *fabric.Fabric) []byte {
 
 // TestAheadWithAJobFile: with a job file in the settings, the layers
 // routed at discovery serve the sweep, whose traffic pass routes for the
-// jobs on them: every answer as without routing ahead.
+// jobs on them, and again the full recompute after the job file changed:
+// every answer as without routing ahead.
 func TestAheadWithAJobFile(t *testing.T) {
 	plain, err := slimfly.Build(slimfly.Params{Q: 5})
 	if err != nil {
@@ -158,6 +159,23 @@ func TestAheadWithAJobFile(t *testing.T) {
 	for _, say := range []string{"layers routed at discovery", "routed for the jobs'"} {
 		if !strings.Contains(got.Summary(), say) {
 			t.Errorf("summary %q does not say %q", got.Summary(), say)
+		}
+	}
+	sameAnswers(t, f, got, want)
+	// the job file changes: the full recompute takes the same layers
+	text = "1 " + strings.Join(hosts[20:70], ",") + " tree\n"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(cfg), "jobs.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = ahead.Compute(js, cfg, 2, got); err != nil {
+		t.Fatal(err)
+	}
+	if want, err = Compute(js, cfg, 2, want); err != nil {
+		t.Fatal(err)
+	}
+	for _, say := range []string{"the job file jobs.txt changed", "layers routed at discovery", "routed for the jobs'"} {
+		if !strings.Contains(got.Summary(), say) {
+			t.Errorf("after the change: summary %q does not say %q", got.Summary(), say)
 		}
 	}
 	sameAnswers(t, f, got, want)
