@@ -9,27 +9,22 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 
+	"slimroute/bench/internal/netcmd"
 	"slimroute/fabric"
 	"slimroute/internal/failures"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "damage:", err)
-		os.Exit(2)
-	}
-}
+func main() { netcmd.Main("damage", run) }
 
 func run(args []string) error {
 	if len(args) != 3 && len(args) != 4 {
 		return fmt.Errorf("usage: damage SEED IN.net OUT.net [PERMILLE]")
 	}
-	seed, err := strconv.ParseUint(args[0], 10, 64)
+	seed, err := netcmd.Seed(args[0])
 	if err != nil {
-		return fmt.Errorf("seed %q: want a non-negative integer", args[0])
+		return err
 	}
 	permille := 5
 	if len(args) == 4 {
@@ -37,12 +32,7 @@ func run(args []string) error {
 			return fmt.Errorf("permille %q: want 0..1000", args[3])
 		}
 	}
-	in, err := os.Open(args[1])
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	f, err := fabric.ReadIBSimNet(in, args[1])
+	f, err := netcmd.Read(args[1])
 	if err != nil {
 		return err
 	}
@@ -59,13 +49,5 @@ func run(args []string) error {
 	if g, err = g.Without(down, nil); err != nil {
 		return err
 	}
-	out, err := os.Create(args[2])
-	if err != nil {
-		return err
-	}
-	if err := fabric.WriteIBSimNet(out, g); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return netcmd.Write(args[2], g)
 }

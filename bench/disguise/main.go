@@ -10,34 +10,22 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 
-	"slimroute/fabric"
+	"slimroute/bench/internal/netcmd"
 	"slimroute/internal/disguise"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "disguise:", err)
-		os.Exit(2)
-	}
-}
+func main() { netcmd.Main("disguise", run) }
 
 func run(args []string) error {
 	if len(args) != 3 {
 		return fmt.Errorf("usage: disguise SEED IN.net OUT.net")
 	}
-	seed, err := strconv.ParseUint(args[0], 10, 64)
-	if err != nil {
-		return fmt.Errorf("seed %q: want a non-negative integer", args[0])
-	}
-	in, err := os.Open(args[1])
+	seed, err := netcmd.Seed(args[0])
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	f, err := fabric.ReadIBSimNet(in, args[1])
+	f, err := netcmd.Read(args[1])
 	if err != nil {
 		return err
 	}
@@ -45,13 +33,5 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := os.Create(args[2])
-	if err != nil {
-		return err
-	}
-	if err := fabric.WriteIBSimNet(out, d); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return netcmd.Write(args[2], d)
 }

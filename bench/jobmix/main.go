@@ -15,23 +15,19 @@ import (
 	"strconv"
 	"strings"
 
+	"slimroute/bench/internal/netcmd"
 	"slimroute/fabric"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "jobmix:", err)
-		os.Exit(2)
-	}
-}
+func main() { netcmd.Main("jobmix", run) }
 
 func run(args []string) error {
 	if len(args) != 3 && len(args) != 4 {
 		return fmt.Errorf("usage: jobmix SEED IN.net OUT.jobs [JOBS]")
 	}
-	seed, err := strconv.ParseUint(args[0], 10, 64)
+	seed, err := netcmd.Seed(args[0])
 	if err != nil {
-		return fmt.Errorf("seed %q: want a non-negative integer", args[0])
+		return err
 	}
 	count := 4
 	if len(args) == 4 {
@@ -39,12 +35,7 @@ func run(args []string) error {
 			return fmt.Errorf("jobs %q: want 1..64", args[3])
 		}
 	}
-	in, err := os.Open(args[1])
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	f, err := fabric.ReadIBSimNet(in, args[1])
+	f, err := netcmd.Read(args[1])
 	if err != nil {
 		return err
 	}
