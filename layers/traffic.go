@@ -174,13 +174,7 @@ func (tp *trafficPass) shave(st *TrafficStats) {
 func (tp *trafficPass) crossesPeak(k, d int) bool {
 	g, hot := tp.g, false
 	for _, fl := range tp.flows[d] {
-		tp.r.walk(k, fl.s, d, func(x, e int) {
-			var sum int64
-			for _, l := range tp.load {
-				sum += l[g.chOff[x]+e]
-			}
-			hot = hot || sum > tp.peak
-		})
+		tp.r.walk(k, fl.s, d, func(x, e int) { hot = hot || tp.total(g.chOff[x]+e) > tp.peak })
 		if hot {
 			return true
 		}
@@ -192,11 +186,7 @@ func (tp *trafficPass) crossesPeak(k, d int) bool {
 func (tp *trafficPass) busiest() int64 {
 	var top int64
 	for ch := range tp.load[0] {
-		var sum int64
-		for _, l := range tp.load {
-			sum += l[ch]
-		}
-		top = max(top, sum)
+		top = max(top, tp.total(ch))
 	}
 	return top
 }

@@ -42,10 +42,7 @@ func (c contention) above(b contention) bool {
 func (tp *trafficPass) factors() []contention {
 	out := make([]contention, tp.J)
 	for ch := range tp.load[0] {
-		var total int64
-		for j := range out {
-			total += tp.load[j][ch]
-		}
+		total := tp.total(ch)
 		for j := range out {
 			if l := tp.load[j][ch]; l > 0 {
 				out[j].alone = max(out[j].alone, l)

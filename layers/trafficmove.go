@@ -170,9 +170,9 @@ func (tp *trafficPass) channelDelta(ch int32, δ []int64) int64 {
 		c += di * (2*lin + quad)
 	}
 	if tp.peak > 0 { // shaving
-		var sum, change int64
-		for j, di := range δ {
-			sum, change = sum+tp.load[j][ch], change+di
+		sum, change := tp.total(int(ch)), int64(0)
+		for _, di := range δ {
+			change += di
 		}
 		c += peakWeight * (overPeak(sum+change, tp.peak) - overPeak(sum, tp.peak))
 	}

@@ -171,6 +171,15 @@ func (tp *trafficPass) costOn(chs []int32) int64 {
 	return c
 }
 
+// total is channel ch's load from every job.
+func (tp *trafficPass) total(ch int) int64 {
+	var sum int64
+	for _, l := range tp.load {
+		sum += l[ch]
+	}
+	return sum
+}
+
 // apply adds sign × d (per job) to the loads of the channels chs.
 func (tp *trafficPass) apply(chs []int32, d []int64, sign int64) {
 	for _, ch := range chs {

@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bytes"
 	"time"
 
-	"slimroute/fabric"
 	"slimroute/pipeline"
 )
 
@@ -28,10 +26,7 @@ func Ahead(js []byte, cfgPath string, workers int, clock func() time.Time) *Plan
 		return nil
 	}
 	start := clock()
-	f, err := fabric.ReadJSON(bytes.NewReader(js), "OpenSM subnet")
-	if err == nil {
-		f, err = f.Canonical()
-	}
+	f, err := readSubnet(js)
 	if err != nil || withinBudget(f, cfg.Layers, workers, cfg.MemoryLimit, cfgPath) != nil {
 		return nil
 	}

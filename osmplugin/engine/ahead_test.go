@@ -52,14 +52,7 @@ func TestAheadGivesTheSweepItsRouting(t *testing.T) {
 			says []string
 		}{{found, []string{"layers routed at discovery"}}, {changed, changedSays}} {
 			f, js := withLIDs(t, c.f, 2)
-			got, err := ahead.Compute(js, cfg, 2, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := Compute(js, cfg, 2, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want := bothWays(t, ahead, js, cfg, nil, nil)
 			for _, say := range c.says {
 				if !strings.Contains(got.Summary(), say) {
 					t.Errorf("q=%d: summary %q does not say %q", q, got.Summary(), say)
@@ -109,6 +102,21 @@ func TestAheadOnlyWhereItApplies(t *testing.T) {
 	}
 }
 
+// bothWays computes the subnet js with the settings cfg with the layers
+// routed ahead and without them, each after its own last state.
+func bothWays(t *testing.T, ahead *Plan, js []byte, cfg string, lastGot, lastWant *State) (got, want *State) {
+	t.Helper()
+	got, err := ahead.Compute(js, cfg, 2, lastGot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = Compute(js, cfg, 2, lastWant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, want
+}
+
 // discovered is f as the shim describes it at the end of OpenSM's heavy
 // sweep on a fresh subnet: slimroute JSON without LIDs.
 func discovered(t *testing.T, f *fabric.Fabric) []byte {
@@ -148,14 +156,7 @@ func TestAheadWithAJobFile(t *testing.T) {
 		t.Fatal("nothing routed ahead")
 	}
 	f, js := withLIDs(t, found, 2)
-	got, err := ahead.Compute(js, cfg, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := Compute(js, cfg, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, want := bothWays(t, ahead, js, cfg, nil, nil)
 	for _, say := range []string{"layers routed at discovery", "routed for the jobs'"} {
 		if !strings.Contains(got.Summary(), say) {
 			t.Errorf("summary %q does not say %q", got.Summary(), say)
@@ -167,12 +168,7 @@ func TestAheadWithAJobFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(filepath.Dir(cfg), "jobs.txt"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err = ahead.Compute(js, cfg, 2, got); err != nil {
-		t.Fatal(err)
-	}
-	if want, err = Compute(js, cfg, 2, want); err != nil {
-		t.Fatal(err)
-	}
+	got, want = bothWays(t, ahead, js, cfg, got, want)
 	for _, say := range []string{"the job file jobs.txt changed", "layers routed at discovery", "routed for the jobs'"} {
 		if !strings.Contains(got.Summary(), say) {
 			t.Errorf("after the change: summary %q does not say %q", got.Summary(), say)

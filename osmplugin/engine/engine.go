@@ -74,11 +74,7 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	if err != nil {
 		return nil, err
 	}
-	f, err := fabric.ReadJSON(bytes.NewReader(js), "OpenSM subnet")
-	if err == nil {
-		// OpenSM's tables are not in GUID order; route as offline does
-		f, err = f.Canonical()
-	}
+	f, err := readSubnet(js)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +133,16 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		st.origin = last.origin
 	}
 	return st.indexed(), nil
+}
+
+// readSubnet reads the subnet the shim describes (slimroute JSON) in
+// GUID order: OpenSM's tables are not, and the routing is made as offline.
+func readSubnet(js []byte) (*fabric.Fabric, error) {
+	f, err := fabric.ReadJSON(bytes.NewReader(js), "OpenSM subnet")
+	if err != nil {
+		return nil, err
+	}
+	return f.Canonical()
 }
 
 // switchOver is what OpenSM's log says of the switch-over from the last
