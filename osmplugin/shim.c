@@ -174,6 +174,12 @@ static buf_t subnet_json(osm_opensm_t *osm)
 	return b;
 }
 
+/* The plugin's settings file (event_plugin_options), "" for the defaults. */
+static char *settings_path(osm_opensm_t *osm)
+{
+	return osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : (char *)"";
+}
+
 static int slimroute_build_lid_matrices(void *context)
 {
 	return 1; /* OpenSM's own min-hop matrices serve the SA's hop counts */
@@ -185,7 +191,7 @@ static int slimroute_ucast_build_fwd_tables(void *context)
 	osm_opensm_t *osm = ctx->osm;
 	osm_subn_t *subn = &osm->subn;
 	char msg[4096];
-	const char *cfg = subn->opt.event_plugin_options ? subn->opt.event_plugin_options : "";
+	const char *cfg = settings_path(osm);
 
 	OSM_LOG(&osm->log, OSM_LOG_INFO, "slimroute: routing the subnet\n");
 	buf_t b = subnet_json(osm);
@@ -283,7 +289,7 @@ static void *slimroute_create(struct osm_opensm *osm)
 		osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : "defaults");
 	plugin_log = &osm->log;
 	/* a plan in the settings is routed meanwhile, outside OpenSM's lock */
-	slimroutePrepare(osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : "");
+	slimroutePrepare(settings_path(osm));
 	return ctx;
 }
 
@@ -306,7 +312,7 @@ static void slimroute_report(void *data, osm_epi_event_id_t id, void *event_data
 	CL_PLOCK_RELEASE(&osm->lock);
 	if (!b.p)
 		return; /* out of memory: the routing describes the subnet itself */
-	slimrouteAhead(b.p, (int)b.n, osm->subn.opt.event_plugin_options ? osm->subn.opt.event_plugin_options : "");
+	slimrouteAhead(b.p, (int)b.n, settings_path(osm));
 	free(b.p);
 }
 
