@@ -2,7 +2,9 @@ package transition
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"slimroute/fabric"
@@ -49,8 +51,9 @@ func tinyFabric(t testing.TB, rng *rand.Rand, n int) *fabric.Fabric {
 // path SLs in 0..1 and random SL-to-VL tables over VLs 0..vls-1 (rarely 15).
 func randomTables(t testing.TB, rng *rand.Rand, f *fabric.Fabric, lids *lft.LIDs, vls int, noisy bool) *lft.Tables {
 	b := lft.NewBuilder(f, lids)
-	for l, owner := range lidsOfPlan(lids) {
-		randomTree(rng, f, b, l, owner, noisy)
+	owners := lidsOfPlan(lids)
+	for _, l := range slices.Sorted(maps.Keys(owners)) { // (in LID order: the draws depend on it)
+		randomTree(rng, f, b, l, owners[l], noisy)
 	}
 	for _, p := range lids.Ports() {
 		if f.Kind(p.Port.Node) != fabric.HCA {
