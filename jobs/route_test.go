@@ -55,27 +55,50 @@ func drawMix(rng *rand.Rand, hosts []string, scattered bool, pats []string, phas
 // package analysis: no job's contention factor is higher with the
 // traffic than without, the share of pairs with three disjoint paths at
 // most a point lower, and over the scattered mixes of ring and tree jobs
-// the mean factor is lower by at least 15 % — a guard: issue 30 asks for
-// 25 %, which draws of these mixes meet only some of the time (this one
-// 26 %, three others 24–39 %; docs/formats.md). The
-// busiest channel of all the jobs against the LP bound (each LID's share
-// over paths no longer than its route) is logged, not held to the 1.15
-// the issue asks for: q = 5 comes within it, q = 7 and the Clos do not.
-// So are the channels that jobs unable to interleave their phases share,
-// which the issue asks to halve: the suite's draw takes them down 18 %.
+// of each of four draws the mean factor is at least 25 % lower, as issue
+// 30 asks (27–39 %; with the pass's earlier κ, 2/3/4, one draw fell 24 %:
+// docs/formats.md). -short runs the first draw. The busiest channel of
+// all the jobs against the LP bound (each LID's share over paths no
+// longer than its route) is logged, not held to the 1.15 the issue asks
+// for: q = 5 comes within it, q = 7 and the Clos do not. So are the
+// channels that jobs unable to interleave their phases share, which the
+// issue asks to halve: the draws take them down 24–40 %.
 func TestRoutingForJobsPartsThem(t *testing.T) {
 	sf5, _ := slimfly.Build(slimfly.Params{Q: 5})
 	sf7, _ := slimfly.Build(slimfly.Params{Q: 7})
 	cl, _ := clos.Build(clos.Params{Radix: 12})
-	rng := rand.New(rand.NewPCG(3, 3))
-	var before, after float64 // mean factors of the scattered ring and tree mixes
-	var n int
+	cfg := pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Workers: 2}
+	var fabrics []*fabric.Fabric
+	var bases []*pipeline.Result
 	for _, f := range []*fabric.Fabric{sf5, sf7, cl} {
-		cfg := pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Workers: 2}
 		base, err := pipeline.Run(f, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		fabrics, bases = append(fabrics, f), append(bases, base)
+	}
+	draws := uint64(4)
+	if testing.Short() {
+		draws = 1
+	}
+	for draw := uint64(0); draw < draws; draw++ {
+		before, after := partedMixes(t, rand.New(rand.NewPCG(3+draw, 3)), fabrics, bases, cfg)
+		if after > 0.75*before {
+			t.Errorf("draw %d, scattered ring and tree mixes: mean contention factor %.3f with --jobs, %.3f without: less than 25 %% lower", draw, after, before)
+		}
+		t.Logf("draw %d, scattered ring and tree mixes, all fabrics: mean contention factor %.3f → %.3f (%.0f %% lower)", draw, before, after, 100*(1-after/before))
+	}
+}
+
+// partedMixes draws six job mixes per fabric with rng — four of scattered
+// ring and tree jobs, then two of every pattern, compact and scattered —
+// routes each with and without the jobs (routedForJobs), checks that no
+// job's contention factor rises, logs what the issue measures, and
+// returns the mean factor of the scattered ring and tree mixes' jobs
+// without and with the jobs.
+func partedMixes(t *testing.T, rng *rand.Rand, fabrics []*fabric.Fabric, bases []*pipeline.Result, cfg pipeline.Config) (before, after float64) {
+	var n int
+	for fi, f := range fabrics {
 		hosts := hostNames(f)
 		ratio, sb, sa, sn := 0.0, 0.0, 0.0, 0
 		shb, sha := 0, 0 // channels shared by incompatible jobs, without and with --jobs
@@ -86,7 +109,7 @@ func TestRoutingForJobsPartsThem(t *testing.T) {
 				pats = pats[:2]
 			}
 			js := drawMix(rng, hosts, ringTree || c%2 == 1, pats, c%2 == 0)
-			b, a := routedForJobs(t, f, cfg, base, js)
+			b, a := routedForJobs(t, f, cfg, bases[fi], js)
 			shb, sha = shb+incompatiblyShared(b), sha+incompatiblyShared(a)
 			for i := range a.Jobs {
 				if a.Jobs[i].Factor > b.Jobs[i].Factor*(1+1e-3) {
@@ -104,10 +127,7 @@ func TestRoutingForJobsPartsThem(t *testing.T) {
 		t.Logf("%d switches: scattered ring and tree mixes, mean contention factor %.3f without --jobs, %.3f with; busiest channel of all jobs up to %.2f × the LP bound; channels shared by incompatible jobs %d without, %d with",
 			f.SwitchView().NumSwitches(), sb/float64(sn), sa/float64(sn), ratio, shb, sha)
 	}
-	if after > 0.85*before {
-		t.Errorf("scattered ring and tree mixes: mean contention factor %.3f with --jobs, %.3f without: less than 15 %% lower", after/float64(n), before/float64(n))
-	}
-	t.Logf("scattered ring and tree mixes, all fabrics: mean contention factor %.3f → %.3f (%.0f %% lower)", before/float64(n), after/float64(n), 100*(1-after/before))
+	return before / float64(n), after / float64(n)
 }
 
 // routedForJobs routes f for jobs js with cfg and measures js under the

@@ -26,11 +26,12 @@ import (
 //
 //	Σ over channels c of Σ over jobs i, j of κ(i, j) · l_i(c) · l_j(c)
 //
-// where l_i(c) is job i's traffic over c and κ is 2 for i = j, 4 for two
+// where l_i(c) is job i's traffic over c and κ is 1 for i = j, 5 for two
 // jobs that cannot interleave their phases (or whose phases are not
-// known) and 3 for two that can: the total load is evened out, and a
-// channel two jobs share costs more than one job's own, more so when
-// they are incompatible. Rounds go over the trees in a fixed order, each
+// known) and 3 for two that can (kappaSelf, kappaApart,
+// kappaCompatible): the total load is evened out, and a channel two jobs
+// share costs more than one job's own, more so when they are
+// incompatible. Rounds go over the trees in a fixed order, each
 // switch taking its best move that lowers the cost, until a round moves
 // nothing or trafficRounds have run: the same tables on any number of
 // cores. Cost per round: O(trees × S × deg × (subtree × L + J²)).
@@ -87,7 +88,7 @@ const (
 
 // Shaving (shave): a channel's total load above peakShare of the busiest
 // costs peakWeight × the excess squared, beside the pass's cost, whose
-// terms are 2 to 4 × two loads (κ).
+// terms are 1 to 5 × two loads (κ).
 var peakShare = [2]int64{7, 8}
 
 const peakWeight = 64
