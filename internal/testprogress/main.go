@@ -13,7 +13,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -66,9 +68,9 @@ func format(r io.Reader, w io.Writer) (failed bool, err error) {
 			}
 		case e.Test == "" && e.Action == "fail":
 			failed = true
-			for k, b := range held { // output a crash left unattributed
+			for _, k := range slices.Sorted(maps.Keys(held)) { // output a crash left unattributed, test by test
 				if strings.HasPrefix(k, e.Package+"\x00") {
-					out.WriteString(b.String())
+					out.WriteString(held[k].String())
 					delete(held, k)
 				}
 			}
