@@ -15,8 +15,9 @@ import (
 //	symmetry  a Slim Fly (or a HyperX of two dimensions) in its design's order, and its translations: search one
 //	          destination switch per orbit (symmetry.go)
 //	fattree   up/down layers for a Clos or fat tree, and nothing else (fattree.go)
-//	template  the tables of Options.Template where the fabric fits it, and nothing
-//	          else (template.go)
+//	template  the tables of Options.Template where the fabric, in its design's order,
+//	          fits it, and nothing else: the symmetry lap then only recognises the
+//	          design, without the group (template.go)
 //	minimal   layer 0, minimal and balanced (minimal.go)
 //	dragonfly+ layers ≥ 1 of a Dragonfly+ group pair by group pair, Valiant
 //	          through a third group, and nothing else (dragonflyplus.go)
@@ -49,6 +50,17 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			opts.afterPass(pass, g, r)
 		}
 	}
+	if t := opts.Template; t != nil && !opts.asymmetric {
+		if dg := designOrder(g); t.fits(dg, opts) { // (the template's group is not needed)
+			lap("symmetry")
+			r = newRouting(f, dg, opts)
+			t.copyTo(r)
+			lap("template")
+			forTraffic(dg, r, opts.Traffic, lap) // (the jobs' pass starts from the finished layers)
+			r.Passes = w.Laps()
+			return r, nil
+		}
+	}
 	if !opts.asymmetric {
 		var sym *symmetry
 		g, sym = findSymmetry(g)
@@ -59,13 +71,6 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	if opts.MinLen == 0 && routeFatTree(g, r) {
 		lap("fattree")
 		forTraffic(g, r, opts.Traffic, lap)
-		r.Passes = w.Laps()
-		return r, nil
-	}
-	if t := opts.Template; t != nil && t.fits(g, opts) {
-		t.copyTo(r)
-		lap("template")
-		forTraffic(g, r, opts.Traffic, lap) // (the jobs' pass starts from the finished layers)
 		r.Passes = w.Laps()
 		return r, nil
 	}

@@ -65,14 +65,11 @@ type symmetry struct {
 // HyperX: Σ sizes breadth-first searches) and O(elements·C) for the
 // channel maps.
 func findSymmetry(g *graph) (*graph, *symmetry) {
-	S := len(g.adj)
-	adj := make([][]int32, S)
-	for s := range adj {
-		adj[s] = g.peer[g.chOff[s]:g.chOff[s+1]]
-	}
 	if !g.parallelFree() {
 		return g, nil // the matchers take simple graphs
 	}
+	S := len(g.adj)
+	adj := switchAdjacency(g)
 	phi, key, tr := recognise(adj, g.chOff[S], g.hosts)
 	if phi == nil {
 		return g, nil
@@ -113,6 +110,31 @@ func findSymmetry(g *graph) (*graph, *symmetry) {
 	}
 	sym.listOrbits()
 	return g, sym
+}
+
+// designOrder is findSymmetry without the group: g in its design's order
+// when it is a Slim Fly or a HyperX of one or two dimensions, else g
+// itself. A template's fabric needs no more (template.go). Cost:
+// recognising the graph (q = 11: 2 ms of findSymmetry's 10).
+func designOrder(g *graph) *graph {
+	if !g.parallelFree() {
+		return g
+	}
+	phi, key, _ := recognise(switchAdjacency(g), g.chOff[len(g.adj)], g.hosts)
+	if phi == nil {
+		return g
+	}
+	return g.renumbered(phi, key)
+}
+
+// switchAdjacency lists every switch's peers, channel by channel (views
+// of g.peer).
+func switchAdjacency(g *graph) [][]int32 {
+	adj := make([][]int32, len(g.adj))
+	for s := range adj {
+		adj[s] = g.peer[g.chOff[s]:g.chOff[s+1]]
+	}
+	return adj
 }
 
 // listOrbits lays the channels out orbit by orbit (orbits, orbitAt), so

@@ -50,7 +50,7 @@ func NewTemplate(f *fabric.Fabric, opts Options) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g, _ = findSymmetry(g); !g.design {
+	if !designOrder(g).design {
 		return nil, ErrNoDesign
 	}
 	r, err := Compute(f, opts)
@@ -97,9 +97,10 @@ func (t *Template) fits(g *graph, opts Options) bool {
 	return true
 }
 
-// copyTo fills r, a new routing of a graph t fits, with t's tables and
-// statistics.
+// copyTo fills r, a new routing of a graph t fits, with t's tables, the
+// endpoints' sharing of trees and statistics.
 func (t *Template) copyTo(r *Routing) {
+	r.Trees, r.share = t.r.Trees, slices.Clone(t.r.share)
 	for k := range r.next {
 		copy(r.next[k], t.r.next[k])
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"slimroute/internal/laps"
+	"slimroute/slimfly"
 )
 
 // TestTemplateGivesTheRoutingOfASearch makes templates of Slim Flies as
@@ -90,4 +91,41 @@ func sameTables(a, b *Routing) bool {
 		}
 	}
 	return true
+}
+
+// TestTemplateSharesTreesAsASearch routes Slim Fly q = 16 with its
+// template and without: a fabric this large shares each destination
+// switch's trees among its endpoints (Options.Trees, by the fabric's
+// size and group), and the template's routing shares them as the search
+// does — the sweep that takes the template builds no group to decide it.
+func TestTemplateSharesTreesAsASearch(t *testing.T) {
+	f, err := slimfly.Build(slimfly.Params{Q: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Layers: 4, Seed: 1, Workers: 2}
+	tp, err := NewTemplate(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Compute(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Template = tp
+	got, err := Compute(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Trees <= 0 {
+		t.Fatalf("q = 16 routed with %d trees per destination switch: shares none, tests nothing", want.Trees)
+	}
+	if got.Trees != want.Trees || !slices.Equal(got.share, want.share) {
+		t.Fatalf("with the template %d trees per destination switch, without %d (or other sharers)", got.Trees, want.Trees)
+	}
+	for k := range want.next {
+		if !slices.Equal(got.next[k], want.next[k]) {
+			t.Fatalf("layer %d: the template's tables differ from the search's", k)
+		}
+	}
 }
