@@ -373,3 +373,25 @@ func dsatur(nbr [][]int32) ([]int, int) {
 	}
 	return colors, used
 }
+
+// HopsFor returns the hop-indexed assignment a (AssignHops of a
+// template's routing, layers.Template.Routing) for r, a routing whose
+// tables are the template's as they are (r.OfTemplate): the same routes,
+// switch index for switch index, on a fabric that may name, number and
+// cable its ports otherwise. The colours, and the SLs of routes of five
+// hops or more, depend on the routes alone; what the SL-to-VL tables read
+// of the ports is r's fabric's. Cost: O(ports), where AssignHops walks
+// every route. ok is false when a is no hop-indexed assignment or r does
+// not hold its template's routes.
+func HopsFor(a *Assignment, r *layers.Routing, t *layers.Template) (*Assignment, bool) {
+	if a == nil || a.Scheme != SchemeHops || t == nil || a.r != t.Routing() || !r.OfTemplate(t) {
+		return nil, false
+	}
+	b := newHopAssignment(r)
+	b.VLs, b.SLs, b.Needed, b.LongRoutes = a.VLs, a.SLs, a.Needed, a.LongRoutes
+	b.Colors, b.fourHops, b.longSL, b.longVLs = slices.Clone(a.Colors), a.fourHops, a.longSL, a.longVLs
+	for k, v := range a.long {
+		b.long[k] = slices.Clone(v)
+	}
+	return b, true
+}

@@ -55,6 +55,7 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			lap("symmetry")
 			r = newRouting(f, dg, opts)
 			t.copyTo(r)
+			r.template = t
 			lap("template")
 			forTraffic(dg, r, opts.Traffic, lap) // (the jobs' pass starts from the finished layers)
 			r.Passes = w.Laps()
@@ -107,6 +108,7 @@ func forTraffic(g *graph, r *Routing, t *Traffic, lap func(pass string)) {
 	r.Traffic = &st
 	if st.Moves > 0 {
 		recountStats(g, r)
+		r.template = nil // (its tables changed)
 	}
 	lap("traffic")
 }

@@ -38,6 +38,9 @@ type Routing struct {
 	share []int
 	// fatTree: routed by the fat-tree construction (see fattree.go)
 	fatTree bool
+	// template: the tables of the Options.Template it was computed with,
+	// as they are (see OfTemplate)
+	template *Template
 	// Traffic says what the traffic pass did (Options.Traffic), nil when
 	// it did not run.
 	Traffic *TrafficStats
@@ -72,6 +75,11 @@ type LayerStats struct {
 	// Lengths[h] counts pairs whose path has h switch-to-switch hops.
 	Lengths []int `json:"lengths"`
 }
+
+// OfTemplate tells whether r's tables are t's as they are: t fitted the
+// fabric (Options.Template) and no pass changed them since. r then has
+// t's routes in every layer, switch index for switch index.
+func (r *Routing) OfTemplate(t *Template) bool { return t != nil && r.template == t }
 
 // NumLayers returns the number of layers.
 func (r *Routing) NumLayers() int { return r.layers }

@@ -68,6 +68,10 @@ func NewTemplate(f *fabric.Fabric, opts Options) (*Template, error) {
 	return t, nil
 }
 
+// Routing is the template's routing, of the fabric it was made for, in
+// its design's numbering; it must not be changed.
+func (t *Template) Routing() *Routing { return t.r }
+
 // Switches is the number of switches of the template's fabric.
 func (t *Template) Switches() int { return len(t.hosts) }
 

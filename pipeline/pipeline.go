@@ -38,8 +38,8 @@ type Config struct {
 	// it that routing (Template). Run itself ignores it.
 	Plan string `toml:"plan"`
 	// Template, when the fabric fits it, gives the layers (layers.Options.
-	// Template).
-	Template *layers.Template `toml:"-"`
+	// Template) and, where they stay as they are, their VLs (Prepare).
+	Template *Template `toml:"-"`
 	// Jobs names a job file (docs/formats.md; relative to the settings
 	// file): the OpenSM plugin routes for the jobs' traffic (Traffic).
 	// Run itself ignores it.
@@ -188,8 +188,15 @@ func routeAndAssign(f *fabric.Fabric, opts layers.Options, assign func(*layers.R
 	return r, a, plain, err
 }
 
-// assign gives routing r VLs under c's deadlock scheme.
+// assign gives routing r VLs under c's deadlock scheme: the template's,
+// when r holds its routes as they are and they were assigned under the
+// same settings.
 func assign(r *layers.Routing, c Config) (*deadlock.Assignment, error) {
+	if t := c.Template; t != nil && c.hopsFirst() && c.VLs == t.vls {
+		if a, ok := deadlock.HopsFor(t.hops, r, t.layers); ok {
+			return a, nil
+		}
+	}
 	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
 	switch c.Deadlock {
 	case "hops":
@@ -262,20 +269,57 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 // layersOptions returns the options of the layers stage.
 func (c Config) layersOptions() layers.Options {
 	return layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees,
-		NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock, Template: c.Template, Traffic: c.Traffic}
+		NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock, Template: c.Template.layersOf(), Traffic: c.Traffic}
+}
+
+// Template is a planned Slim Fly's routing made ahead of time (Prepare):
+// its layers and, when the settings give them hop-indexed VLs, their
+// assignment.
+type Template struct {
+	layers *layers.Template
+	hops   *deadlock.Assignment // nil: another scheme, or none fitted
+	vls    int                  // the VLs it was assigned for (Config.VLs)
 }
 
 // Prepare routes the planned Slim Fly f with c's settings ahead of time:
 // Run with the result as c.Template gives a fabric that fits it (the same
 // Slim Fly, however numbered, named and ordered, with as many HCAs per
-// switch) those layers without searching. It fails as layers.NewTemplate
-// does.
-func Prepare(f *fabric.Fabric, c Config) (*layers.Template, error) {
+// switch) those layers without searching, and where no pass changes them
+// (no jobs' traffic) their VLs without walking the routes. It fails as
+// layers.NewTemplate does.
+func Prepare(f *fabric.Fabric, c Config) (*Template, error) {
 	if c.Layers == 0 {
 		c.Layers = 4
 	}
 	c.Template = nil
-	return layers.NewTemplate(f, c.layersOptions())
+	lt, err := layers.NewTemplate(f, c.layersOptions())
+	if err != nil {
+		return nil, err
+	}
+	t := &Template{layers: lt, vls: c.VLs}
+	if c.hopsFirst() {
+		if a, err := assign(lt.Routing(), c); err == nil && a.Scheme == deadlock.SchemeHops {
+			t.hops = a
+		}
+	}
+	return t, nil
+}
+
+// Switches is the number of switches of the template's fabric.
+func (t *Template) Switches() int { return t.layers.Switches() }
+
+// layersOf returns t's layers, nil for no template.
+func (t *Template) layersOf() *layers.Template {
+	if t == nil {
+		return nil
+	}
+	return t.layers
+}
+
+// hopsFirst tells whether c's deadlock setting gives a Slim Fly the
+// hop-indexed scheme when it fits (auto tries it first there).
+func (c Config) hopsFirst() bool {
+	return c.Deadlock == "" || c.Deadlock == "auto" || c.Deadlock == "hops"
 }
 
 // ParseConfig reads a TOML settings file; unknown keys are errors that name

@@ -9,7 +9,6 @@ import (
 
 	"slimroute/fabric"
 	"slimroute/internal/laps"
-	"slimroute/layers"
 	"slimroute/pipeline"
 )
 
@@ -17,7 +16,7 @@ import (
 // (Prepare) from the settings' plan key, for Plan.Compute.
 type Plan struct {
 	file     string
-	template *layers.Template
+	template *pipeline.Template
 	took     time.Duration
 	// discovered: routed from the subnet at its discovery (Ahead), not
 	// from a plan file
