@@ -85,6 +85,7 @@ type Assignment struct {
 	// looks at the switch on the in port); SLs from longSL on carry routes
 	// of five hops or more, on VLs 4, 5, …
 	fourHops bool
+	grid     bool // the colours are a HyperX grid's (gridColours), not DSatur's
 	longSL   int
 	longVLs  int
 	// dragonfly+ scheme: per switch index, per (in port, out port, SL) the

@@ -87,9 +87,10 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 	}
 	c, long, longest, four := mergeSeen(S, each)
 	colors, n := dsatur(c.lists())
+	grid := false
 	if n > MaxSLs {
 		if gc, m := gridColours(r, c); m > 0 && m < n {
-			colors, n = gc, m
+			colors, n, grid = gc, m, true
 		}
 	}
 	need := max(longest, 1)
@@ -113,7 +114,7 @@ func AssignHops(r *layers.Routing, opts Options) (*Assignment, error) {
 		return nil, &vlShortage{need + nLong, fmt.Sprintf("the hop-indexed scheme needs %d VLs for routes of %d hops, but only %d are available; allow %d VLs (--vls %d) if the switches have them", need+nLong, longest, opts.VLs, need+nLong, need+nLong)}
 	}
 	a := newHopAssignment(r)
-	a.Colors, a.fourHops = colors, four > 0 || len(long) > 0
+	a.Colors, a.fourHops, a.grid = colors, four > 0 || len(long) > 0, grid
 	a.longSL, a.longVLs = n, nLong
 	// the SLs are not stored: a route's SL is the colour of its second
 	// switch (see Assignment.hopSLs), but for the routes of five hops or more
@@ -379,12 +380,14 @@ func dsatur(nbr [][]int32) ([]int, int) {
 // tables are the template's as they are (r.OfTemplate): the same routes,
 // switch index for switch index, on a fabric that may name, number and
 // cable its ports otherwise. The colours, and the SLs of routes of five
-// hops or more, depend on the routes alone; what the SL-to-VL tables read
-// of the ports is r's fabric's. Cost: O(ports), where AssignHops walks
-// every route. ok is false when a is no hop-indexed assignment or r does
-// not hold its template's routes.
+// hops or more, depend on the routes alone (DSatur on their conflicts);
+// what the SL-to-VL tables read of the ports is r's fabric's. Cost:
+// O(ports), where AssignHops walks every route. ok is false when a is no
+// hop-indexed assignment, its colours are a HyperX grid's (gridColours
+// reads the fabric's port order), or r does not hold its template's
+// routes.
 func HopsFor(a *Assignment, r *layers.Routing, t *layers.Template) (*Assignment, bool) {
-	if a == nil || a.Scheme != SchemeHops || t == nil || a.r != t.Routing() || !r.OfTemplate(t) {
+	if a == nil || a.Scheme != SchemeHops || a.grid || t == nil || a.r != t.Routing() || !r.OfTemplate(t) {
 		return nil, false
 	}
 	b := newHopAssignment(r)

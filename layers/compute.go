@@ -50,14 +50,15 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			opts.afterPass(pass, g, r)
 		}
 	}
-	if t := opts.Template; t != nil && !opts.asymmetric {
+	if t := opts.Template; t != nil && !opts.asymmetric && t.sized(g) {
 		if dg := designOrder(g); t.fits(dg, opts) { // (the template's group is not needed)
+			g = dg
 			lap("symmetry")
-			r = newRouting(f, dg, opts)
+			r = newRouting(f, g, opts)
 			t.copyTo(r)
 			r.template = t
 			lap("template")
-			forTraffic(dg, r, opts.Traffic, lap) // (the jobs' pass starts from the finished layers)
+			forTraffic(g, r, opts.Traffic, lap) // (the jobs' pass starts from the finished layers)
 			r.Passes = w.Laps()
 			return r, nil
 		}

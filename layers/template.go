@@ -83,6 +83,12 @@ func comparable(opts Options) Options {
 	return opts
 }
 
+// sized tells whether g has as many switches and endpoints as t's
+// fabric: a fabric that has not cannot fit, and is not recognised twice.
+func (t *Template) sized(g *graph) bool {
+	return len(g.adj) == len(t.hosts) && g.nEP == len(t.dests)
+}
+
 // fits tells whether g, in its design's numbering, routed with opts,
 // would get t's routing: the same switch graph in that numbering, as
 // many endpoints on every switch, no cable avoided, the same options.

@@ -67,7 +67,7 @@ const lossPermille = 10
 // mixes (go test ./jobs -run TestRoutingForJobsPartsThem, the seed
 // offset 0–3), the mean contention factor fell 26, 39, 31 and 24 % with
 // 2/3/4, and 29, 39, 35 and 27 % with 1/3/5; the channels incompatible
-// jobs share fell 18–35 % and 24–40 %; the busiest channel over the LP
+// jobs share on q = 7 fell 18–35 % and 24–40 %; the busiest channel over the LP
 // bound on q = 7 was 1.46, 1.64, 1.74, 1.57 and 1.46, 1.64, 1.79, 1.46.
 // (1/3/4, 1/3/6, 1/2/5, 1/4/8, 2/4/6 and 2/4/8 did no better: a least
 // of 26–28 %, some with the busiest up to 1.58 on the first draw.)

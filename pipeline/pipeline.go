@@ -192,7 +192,7 @@ func routeAndAssign(f *fabric.Fabric, opts layers.Options, assign func(*layers.R
 // when r holds its routes as they are and they were assigned under the
 // same settings.
 func assign(r *layers.Routing, c Config) (*deadlock.Assignment, error) {
-	if t := c.Template; t != nil && c.hopsFirst() && c.VLs == t.vls {
+	if t := c.Template; t != nil && hopsFirst(r, c) && c.VLs == t.vls && c.BestEffort == t.bestEffort {
 		if a, ok := deadlock.HopsFor(t.hops, r, t.layers); ok {
 			return a, nil
 		}
@@ -276,29 +276,33 @@ func (c Config) layersOptions() layers.Options {
 // its layers and, when the settings give them hop-indexed VLs, their
 // assignment.
 type Template struct {
-	layers *layers.Template
-	hops   *deadlock.Assignment // nil: another scheme, or none fitted
-	vls    int                  // the VLs it was assigned for (Config.VLs)
+	layers     *layers.Template
+	hops       *deadlock.Assignment // nil: another scheme, none fitted, or jobs to route for
+	vls        int                  // the settings it was assigned under (Config.VLs, BestEffort)
+	bestEffort bool
 }
 
 // Prepare routes the planned Slim Fly f with c's settings ahead of time:
 // Run with the result as c.Template gives a fabric that fits it (the same
 // Slim Fly, however numbered, named and ordered, with as many HCAs per
 // switch) those layers without searching, and where no pass changes them
-// (no jobs' traffic) their VLs without walking the routes. It fails as
-// layers.NewTemplate does.
+// their hop-indexed VLs without walking the routes: it colours the
+// switches ahead where c's scheme tries the hop-indexed one first, and
+// not when c names a job file (the jobs' pass would move the routes). It
+// fails as layers.NewTemplate does.
 func Prepare(f *fabric.Fabric, c Config) (*Template, error) {
 	if c.Layers == 0 {
 		c.Layers = 4
 	}
-	c.Template = nil
+	c.Template, c.Traffic = nil, nil
 	lt, err := layers.NewTemplate(f, c.layersOptions())
 	if err != nil {
 		return nil, err
 	}
-	t := &Template{layers: lt, vls: c.VLs}
-	if c.hopsFirst() {
-		if a, err := assign(lt.Routing(), c); err == nil && a.Scheme == deadlock.SchemeHops {
+	t := &Template{layers: lt, vls: c.VLs, bestEffort: c.BestEffort}
+	if r := lt.Routing(); c.Jobs == "" && hopsFirst(r, c) {
+		opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
+		if a, err := deadlock.AssignHops(r, opts); err == nil {
 			t.hops = a
 		}
 	}
@@ -316,10 +320,14 @@ func (t *Template) layersOf() *layers.Template {
 	return t.layers
 }
 
-// hopsFirst tells whether c's deadlock setting gives a Slim Fly the
-// hop-indexed scheme when it fits (auto tries it first there).
-func (c Config) hopsFirst() bool {
-	return c.Deadlock == "" || c.Deadlock == "auto" || c.Deadlock == "hops"
+// hopsFirst tells whether assign gives routing r the hop-indexed scheme
+// when it fits: deadlock = hops (but on a Dragonfly+), or auto where
+// AssignAuto tries it first (bounds that are not per pair).
+func hopsFirst(r *layers.Routing, c Config) bool {
+	if _, _, ok := r.DragonflyPlus(); ok {
+		return false
+	}
+	return c.Deadlock == "hops" || (c.Deadlock == "" || c.Deadlock == "auto") && !r.Bounds.PerPair
 }
 
 // ParseConfig reads a TOML settings file; unknown keys are errors that name

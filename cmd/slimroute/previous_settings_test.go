@@ -94,7 +94,7 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 			hcaBack = back>>2&1 == 1 // cut[2] is the HCA's
 		}
 		given, asked := map[string]string{}, map[string]string{}
-		for _, k := range slices.Sorted(maps.Keys(prev)) { // (in flag order: the draws depend on it)
+		for _, k := range slices.Sorted(maps.Keys(prev)) { // (in the flags' names' order: the draws depend on it)
 			v := prev[k]
 			asked[k] = v
 			switch x := rng.IntN(5); {
