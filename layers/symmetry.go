@@ -65,16 +65,11 @@ type symmetry struct {
 // HyperX: Σ sizes breadth-first searches) and O(elements·C) for the
 // channel maps.
 func findSymmetry(g *graph) (*graph, *symmetry) {
-	if !g.parallelFree() {
-		return g, nil // the matchers take simple graphs
-	}
-	S := len(g.adj)
-	adj := switchAdjacency(g)
-	phi, key, tr := recognise(adj, g.chOff[S], g.hosts)
-	if phi == nil {
+	g, tr, ok := inDesignOrder(g)
+	if !ok {
 		return g, nil
 	}
-	g = g.renumbered(phi, key)
+	S := len(g.adj)
 	sym := &symmetry{n: len(tr), sw: tr, rep: make([]int32, S), from: make([]int32, S), first: make([]int32, S)}
 	for s := range sym.first {
 		sym.first[s] = -1
@@ -82,7 +77,7 @@ func findSymmetry(g *graph) (*graph, *symmetry) {
 	for d := g.nEP - 1; d >= 0; d-- {
 		sym.first[g.dests[d].Switch] = int32(d)
 	}
-	for s := range adj {
+	for s := range S {
 		sym.rep[s] = int32(s)
 		for _, p := range tr {
 			if g.hosts[p[s]] != g.hosts[s] {
@@ -92,7 +87,7 @@ func findSymmetry(g *graph) (*graph, *symmetry) {
 		}
 	}
 	for i, p := range tr {
-		for s := range adj {
+		for s := range S {
 			if int32(s) == sym.rep[s] {
 				sym.from[p[s]] = int32(i)
 			}
@@ -117,14 +112,22 @@ func findSymmetry(g *graph) (*graph, *symmetry) {
 // itself. A template's fabric needs no more (template.go). Cost:
 // recognising the graph (q = 11: 2 ms of findSymmetry's 10).
 func designOrder(g *graph) *graph {
+	g, _, _ = inDesignOrder(g)
+	return g
+}
+
+// inDesignOrder returns g renumbered as its design (recognise) and the
+// design's group as recognise gives it, or g itself and ok false when g
+// is no such design (the matchers take simple graphs only).
+func inDesignOrder(g *graph) (_ *graph, tr [][]int32, ok bool) {
 	if !g.parallelFree() {
-		return g
+		return g, nil, false
 	}
-	phi, key, _ := recognise(switchAdjacency(g), g.chOff[len(g.adj)], g.hosts)
+	phi, key, tr := recognise(switchAdjacency(g), g.chOff[len(g.adj)], g.hosts)
 	if phi == nil {
-		return g
+		return g, nil, false
 	}
-	return g.renumbered(phi, key)
+	return g.renumbered(phi, key), tr, true
 }
 
 // switchAdjacency lists every switch's peers, channel by channel (views

@@ -197,7 +197,7 @@ func assign(r *layers.Routing, c Config) (*deadlock.Assignment, error) {
 			return a, nil
 		}
 	}
-	opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
+	opts := c.deadlockOptions()
 	switch c.Deadlock {
 	case "hops":
 		if _, _, ok := r.DragonflyPlus(); ok { // its hop classes: the global cables crossed
@@ -266,6 +266,11 @@ func lidsHoldLayers(f *fabric.Fabric, lids *lft.LIDs, L int) error {
 	return nil
 }
 
+// deadlockOptions returns the options of the VL stage.
+func (c Config) deadlockOptions() deadlock.Options {
+	return deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
+}
+
 // layersOptions returns the options of the layers stage.
 func (c Config) layersOptions() layers.Options {
 	return layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees,
@@ -301,8 +306,7 @@ func Prepare(f *fabric.Fabric, c Config) (*Template, error) {
 	}
 	t := &Template{layers: lt, vls: c.VLs, bestEffort: c.BestEffort}
 	if r := lt.Routing(); c.Jobs == "" && hopsFirst(r, c) {
-		opts := deadlock.Options{VLs: c.VLs, BestEffort: c.BestEffort, Workers: c.Workers}
-		if a, err := deadlock.AssignHops(r, opts); err == nil {
+		if a, err := deadlock.AssignHops(r, c.deadlockOptions()); err == nil {
 			t.hops = a
 		}
 	}
