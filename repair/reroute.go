@@ -37,7 +37,16 @@ type rerouter struct {
 	chs   []int32
 	old   []int32 // scratch of oldChannels
 	sib   []int32 // channels of the routes to the sibling LIDs (siblingChannels)
+	sibAt []int   // where each sibling route's channels end in sib
 	share []int32 // per port of the switch being repaired: channels shared with sib
+	route []int32 // scratch of satisfied
+	// held, per switch index: its choice was put off to the end of its
+	// hop count's turn once (grow)
+	held []bool
+	// wide: the switch graph is designed with diameter 2
+	// (layers.DesignedDiameter2), so routes of LID offsets ≥ 1 may take
+	// three hops whatever the fewest (found on first use: wideKnown)
+	wide, wideKnown bool
 	// the path-SL rows of each switch's HCAs, the SLs they use before the
 	// repair, and the spare (SL, VL) pairs
 	slRows [][]*slRow
@@ -56,7 +65,7 @@ type rerouter struct {
 func newRerouter(m *match, rows [][]uint8, slRows [][]*slRow, sl2vl []switchSL2VL, vls int) *rerouter {
 	S := len(m.switches)
 	return &rerouter{m: m, rows: rows, slRows: slRows, esc: &escapes{m: m, vls: vls, sl2vl: sl2vl},
-		state: make([]uint8, S), dist: make([]int32, S), load: make([][]int32, S)}
+		state: make([]uint8, S), dist: make([]int32, S), load: make([][]int32, S), held: make([]bool, S)}
 }
 
 // root returns the switch index a LID's packets leave the fabric at and
@@ -165,7 +174,12 @@ func (r *rerouter) reach(n int32, lid lft.LID) {
 // routed over it, then the lowest port. Each switch points to one that is
 // one hop closer and already reaches the destination, so the routes to
 // lid stay a tree and cannot loop. choose picks among the neighbours and
-// sets the path SLs.
+// sets the path SLs. At a LID offset ≥ 1 a switch that no neighbour
+// repaired so far gives disjoint routes (satisfied), while a broken
+// neighbour will be repaired at the same hop count, chooses once the
+// others of that hop count have: their routes are one hop longer options
+// (Slim Fly q = 5 and 7, chains of 8 cables: up to 0.75 points more pairs
+// with three disjoint paths, docs/quality.md).
 func (r *rerouter) grow(lid lft.LID, slRows [][]*slRow, st *Stats) error {
 	const inf = int32(1 << 30)
 	for _, b := range r.brk {
@@ -177,11 +191,24 @@ func (r *rerouter) grow(lid lft.LID, slRows [][]*slRow, st *Stats) error {
 		}
 		r.push(b, r.dist[b])
 	}
+	own, off, _ := r.lids.Owner(lid)
+	hold := off > 0 && own.Base != 0 && own.LMC <= 3
+	defer func() {
+		for _, b := range r.brk {
+			r.held[b] = false
+		}
+	}()
 	for d := 0; d < len(r.queue); d++ {
 		bucket := r.queue[d]
 		slices.Sort(bucket)
-		for _, b := range bucket {
+		for i := 0; i < len(bucket); i++ {
+			b := bucket[i]
 			if r.state[b] != broken || r.dist[b] != int32(d) {
+				continue
+			}
+			if hold && !r.held[b] && r.waitFor(b, int32(d)) && !r.satisfied(b, lid, own) {
+				r.held[b] = true
+				bucket = append(bucket, b)
 				continue
 			}
 			if err := r.choose(b, lid, slRows[b], st); err != nil {
@@ -241,13 +268,18 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	// groups of candidates by resulting hops, fewest first; each group in
 	// (shared channels, hops, load, port) order. At a LID offset ≥ 1 (an
 	// almost-minimal layer) the first group also takes the routes one hop
-	// longer than the fewest, as the layer's own search would, up to 3
-	// hops (longer ones would not fit the three VLs of the hop-indexed
-	// scheme and take the spare SLs, which a later repair may need).
+	// longer than the fewest, as the layer's own search would (on a
+	// fabric designed with diameter 2: any of up to three hops, the
+	// lengths its layers ≥ 1 take), up to 3 hops (longer ones would not
+	// fit the three VLs of the hop-indexed scheme and take the spare
+	// SLs, which a later repair may need).
 	own, off, _ := r.lids.Owner(lid)
 	extra := int32(0)
 	if off > 0 {
 		extra = 1
+		if r.diameter2() {
+			extra = 2
+		}
 	}
 	sibs := false // r.sib holds b's sibling channels
 	if len(r.share) < len(r.m.nbr[b]) {
@@ -434,13 +466,14 @@ func (r *rerouter) loadOf(s int32) []int32 {
 // other LIDs of lid's port own (its LID offsets under LMC: the other
 // layers; none for a switch's single LID).
 func (r *rerouter) siblingChannels(b int32, lid lft.LID, own lft.PortLIDs) {
-	r.sib = r.sib[:0]
+	r.sib, r.sibAt = r.sib[:0], r.sibAt[:0]
 	if own.Base == 0 {
 		return // a LID no port holds
 	}
 	for l := own.Base; l <= own.Top(); l++ {
 		if l != lid {
 			r.walk(b, l, func(ch int32) { r.sib = append(r.sib, ch) })
+			r.sibAt = append(r.sibAt, len(r.sib))
 		}
 	}
 }

@@ -1,0 +1,131 @@
+package repair
+
+import (
+	"math/bits"
+	"slices"
+
+	"slimroute/layers"
+	"slimroute/lft"
+)
+
+// waitFor says whether a neighbour of b is still broken and will be
+// repaired at hop count d, as b: its route will be an option of d + 1
+// hops for b.
+func (r *rerouter) waitFor(b, d int32) bool {
+	for _, n := range r.m.nbr[b] {
+		if n >= 0 && r.state[n] == broken && r.dist[n] == d {
+			return true
+		}
+	}
+	return false
+}
+
+// satisfied says whether a neighbour of b that reaches lid already gives
+// b's route to lid, of at most three hops, with b's routes to the other
+// LIDs of lid's port own, min(3, 2^LMC) pairwise channel-disjoint routes
+// (the pair's share that the ceiling counts). It costs one walk per
+// neighbour and a subset search over 2^LMC routes (LMC ≤ 3).
+func (r *rerouter) satisfied(b int32, lid lft.LID, own lft.PortLIDs) bool {
+	r.siblingChannels(b, lid, own)
+	want := min(3, len(r.sibAt)+1)
+	for p, n := range r.m.nbr[b] {
+		if n < 0 || !r.usable(n, lid) || r.dist[n] >= 3 {
+			continue
+		}
+		route := append(r.route[:0], channel(b, p))
+		r.walk(n, lid, func(ch int32) { route = append(route, ch) })
+		r.route = route
+		if r.disjointRoutes(route) >= want {
+			return true
+		}
+	}
+	return false
+}
+
+// disjointRoutes returns the most pairwise channel-disjoint routes among
+// route and the sibling routes in r.sib (at most 7 of them).
+func (r *rerouter) disjointRoutes(route []int32) int {
+	n := len(r.sibAt) + 1
+	at := func(i int) []int32 {
+		if i == n-1 {
+			return route
+		}
+		lo := 0
+		if i > 0 {
+			lo = r.sibAt[i-1]
+		}
+		return r.sib[lo:r.sibAt[i]]
+	}
+	var conflict [8]uint8
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if overlap(at(i), at(j)) {
+				conflict[i] |= 1 << j
+				conflict[j] |= 1 << i
+			}
+		}
+	}
+	best := 0
+	for set := 1; set < 1<<n; set++ {
+		c := bits.OnesCount(uint(set))
+		ok := c > best
+		for i := 0; i < n && ok; i++ {
+			ok = set&(1<<i) == 0 || int(conflict[i])&set == 0
+		}
+		if ok {
+			best = c
+		}
+	}
+	return best
+}
+
+func overlap(a, b []int32) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// diameter2 says whether the new fabric's switch graph counts as designed
+// with diameter 2 (layers.DesignedDiameter2), found on first use from
+// each switch's two-hop neighbourhood: O(S · degree · S/64).
+func (r *rerouter) diameter2() bool {
+	if r.wideKnown {
+		return r.wide
+	}
+	r.wideKnown = true
+	S := len(r.m.switches)
+	words := (S + 63) / 64
+	adj := make([]uint64, S*words)
+	for s, ns := range r.m.nbr {
+		for _, n := range ns {
+			if n >= 0 {
+				adj[s*words+int(n)/64] |= 1 << (n % 64)
+			}
+		}
+	}
+	near, seen := 0, make([]uint64, words)
+	for s, ns := range r.m.nbr {
+		copy(seen, adj[s*words:(s+1)*words])
+		for _, n := range ns {
+			if n >= 0 {
+				for w := range seen {
+					seen[w] |= adj[int(n)*words+w]
+				}
+			}
+		}
+		seen[s/64] &^= 1 << (s % 64)
+		for _, w := range seen {
+			near += bits.OnesCount64(w)
+		}
+	}
+	pairs := S * (S - 1)
+	diameter := 3 // only its being 2 or more matters below
+	if near == pairs {
+		diameter = 2
+	}
+	r.wide = S > 1 && layers.DesignedDiameter2(diameter, pairs, near)
+	return r.wide
+}
