@@ -51,6 +51,12 @@ type Config struct {
 	// instead of repairing its last routing after a small change (nil:
 	// repair). Run itself ignores it.
 	Repair *bool `toml:"repair"`
+	// Mend, false, keeps a repair (the OpenSM plugin's, route --previous's,
+	// and that of a design's routing for a fabric missing a few cables,
+	// Completion) to the entries whose routes crossed what is gone; nil or
+	// true lets it also move a route that did not break where that gives
+	// a pair its disjoint paths back (repair.Options.Mend).
+	Mend *bool `toml:"mend"`
 	// MemoryLimit is the OpenSM plugin's memory budget for a routing
 	// ("4GiB", "512MiB"; "": half the memory of the machine or of its
 	// cgroup): a subnet whose routing would need more is left to the next
@@ -236,7 +242,7 @@ func runCompleted(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) 
 	if err != nil || res.Assignment.Scheme != deadlock.SchemeHops && res.Assignment.Scheme != deadlock.SchemeDragonfly {
 		return nil
 	}
-	tab, st, err := repair.Repair(res.Tables, f, repair.Options{Workers: c.Workers, VLs: c.VLs})
+	tab, st, err := repair.Repair(res.Tables, f, repair.Options{Workers: c.Workers, VLs: c.VLs, Mend: c.Mending()})
 	lap("repair")
 	if err != nil {
 		return nil
@@ -253,6 +259,9 @@ func runCompleted(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) 
 	res.Tables, res.Verify, res.LIDs, res.Completed = tab, rep, tab.LIDs(), cmp
 	return res
 }
+
+// Mending says whether repairs may mend (Config.Mend: unset is yes).
+func (c Config) Mending() bool { return c.Mend == nil || *c.Mend }
 
 // lidsHoldLayers refuses LIDs that leave a layer unreachable: layer k is
 // programmed at LID offset k, so every HCA port needs 2^LMC ≥ layers.
@@ -339,6 +348,6 @@ func hopsFirst(r *layers.Routing, c Config) bool {
 // turns it off (the default of the command line too).
 func ParseConfig(r io.Reader, file string) (Config, error) {
 	c := Config{LMC: -1}
-	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair, plan, memory_limit, jobs")
+	err := tomlfile.Decode(r, file, &c, "layers, min_len, max_len, seed, trees, regrow, deadlock, vls, best_effort, lft_cap, repair, mend, plan, memory_limit, jobs")
 	return c, err
 }

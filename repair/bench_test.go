@@ -37,7 +37,7 @@ func BenchmarkRepair(b *testing.B) {
 	var st repair.Stats
 	b.ResetTimer()
 	for b.Loop() {
-		if _, st, err = repair.Repair(prev.Tables, g, repair.Options{Workers: runtime.GOMAXPROCS(0), VLs: 4}); err != nil {
+		if _, st, err = repair.Repair(prev.Tables, g, repair.Options{Workers: runtime.GOMAXPROCS(0), VLs: 4, Mend: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,6 +45,7 @@ func BenchmarkRepair(b *testing.B) {
 	b.ReportMetric(float64(st.Crossed), "crossed")
 	b.ReportMetric(float64(st.Changed), "changed")
 	b.ReportMetric(float64(st.Escaped), "on-spare")
+	b.ReportMetric(float64(st.Mended), "mended")
 }
 
 // BenchmarkFailureLevels compares, on Slim Fly q = 7 and 11 (4 layers,
@@ -83,7 +84,7 @@ func BenchmarkFailureLevels(b *testing.B) {
 				b.ReportMetric(disjoint3(b, full.Tables), "full-disjoint3-%")
 				b.ReportMetric(float64(len(lft.DiffLFTs(prev.Tables, full.Tables, 1<<30))), "full-changed")
 				start = time.Now()
-				tab, st, err := repair.Repair(prev.Tables, g, repair.Options{Workers: runtime.GOMAXPROCS(0), VLs: 4})
+				tab, st, err := repair.Repair(prev.Tables, g, repair.Options{Workers: runtime.GOMAXPROCS(0), VLs: 4, Mend: true})
 				if err != nil {
 					b.ReportMetric(1, "refused")
 					return

@@ -26,15 +26,18 @@ type chainFabric struct {
 	build func() (*fabric.Fabric, error)
 	short bool   // part of the -short run
 	seeds uint64 // chains per VL count (the larger fabrics take ~25 s each)
+	// diameter2: the switch graph is designed with diameter 2 (a repair
+	// may mend there)
+	diameter2 bool
 }
 
 var chainFabrics = []chainFabric{
-	{"slimfly-q5", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 5}) }, true, 3},
-	{"slimfly-q7", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 7}) }, false, 1},
-	{"clos-2level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 2, Radix: 36}) }, false, 1},
-	{"fattree-3level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 3, Radix: 16, Pods: 4}) }, true, 2},
-	{"polarfly-q5", func() (*fabric.Fabric, error) { return polarfly.Build(polarfly.Params{Q: 5}) }, true, 2},
-	{"hyperx-4x4", func() (*fabric.Fabric, error) { return hyperx.Build(hyperx.Params{Dims: []int{4, 4}}) }, true, 2},
+	{"slimfly-q5", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 5}) }, true, 3, true},
+	{"slimfly-q7", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 7}) }, false, 1, true},
+	{"clos-2level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 2, Radix: 36}) }, false, 1, false},
+	{"fattree-3level", func() (*fabric.Fabric, error) { return clos.Build(clos.Params{Levels: 3, Radix: 16, Pods: 4}) }, true, 2, false},
+	{"polarfly-q5", func() (*fabric.Fabric, error) { return polarfly.Build(polarfly.Params{Q: 5}) }, true, 2, true},
+	{"hyperx-4x4", func() (*fabric.Fabric, error) { return hyperx.Build(hyperx.Params{Dims: []int{4, 4}}) }, true, 2, true},
 }
 
 // TestDragonflyPlusChainsRepairOrRecompute: a Dragonfly+ routed Valiant
@@ -322,7 +325,7 @@ func TestChainOnSlimFlyQ11(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 208-step chain on 242 switches")
 	}
-	q11 := chainFabric{"slimfly-q11", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 11}) }, false, 1}
+	q11 := chainFabric{"slimfly-q11", func() (*fabric.Fabric, error) { return slimfly.Build(slimfly.Params{Q: 11}) }, false, 1, true}
 	var last *lft.Tables
 	steps, changed := 0, 0
 	var took time.Duration

@@ -32,24 +32,24 @@ func (r *rerouter) satisfied(b int32, lid lft.LID, own lft.PortLIDs) bool {
 		if n < 0 || !r.usable(n, lid) || r.dist[n] >= 3 {
 			continue
 		}
-		route := append(r.route[:0], channel(b, p))
-		r.walk(n, lid, func(ch int32) { route = append(route, ch) })
-		r.route = route
-		if r.disjointRoutes(route) >= want {
+		mark, marks := len(r.sib), len(r.sibAt)
+		r.sib = append(r.sib, channel(b, p))
+		r.walk(n, lid, func(ch int32) { r.sib = append(r.sib, ch) })
+		r.sibAt = append(r.sibAt, len(r.sib))
+		most := r.mostDisjoint()
+		r.sib, r.sibAt = r.sib[:mark], r.sibAt[:marks]
+		if most >= want {
 			return true
 		}
 	}
 	return false
 }
 
-// disjointRoutes returns the most pairwise channel-disjoint routes among
-// route and the sibling routes in r.sib (at most 7 of them).
-func (r *rerouter) disjointRoutes(route []int32) int {
-	n := len(r.sibAt) + 1
+// mostDisjoint returns the most pairwise channel-disjoint routes among
+// those in r.sib (at most 8), trying every subset.
+func (r *rerouter) mostDisjoint() int {
+	n := len(r.sibAt)
 	at := func(i int) []int32 {
-		if i == n-1 {
-			return route
-		}
 		lo := 0
 		if i > 0 {
 			lo = r.sibAt[i-1]

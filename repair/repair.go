@@ -34,6 +34,16 @@ type Options struct {
 	Base *lft.Tables
 	// Clock, when set, times the repair (Stats.Time).
 	Clock func() time.Time
+	// Mend lets a repair after a failure also move routes that did not
+	// cross it, one LFT entry each, where a pair (source switch,
+	// destination port) whose routes broke is left with fewer than
+	// min(3, 2^LMC) disjoint routes of at most three hops and moving one
+	// of its other routes gives it more, costing no other pair a disjoint
+	// route (see mend; only on fabrics designed with diameter 2).
+	// Stats.Mended counts those entries. Without, a repair changes only
+	// entries whose routes crossed what is gone, and the chain of repairs
+	// drifts further under a full recompute (docs/quality.md).
+	Mend bool
 }
 
 // Stats says what a repair changed and why.
@@ -66,6 +76,10 @@ type Stats struct {
 	// it on VL 3 where the feeding switch was not the second (see
 	// fourHops). No route's VLs stop increasing.
 	FourHops bool
+	// Mended counts the entries of routes that did not break which
+	// Options.Mend moved (in Changed too), and MendedPairs the pairs
+	// (source switch, destination port) that got more disjoint routes.
+	Mended, MendedPairs int
 	// Time is how long the repair took (zero without Options.Clock).
 	Time time.Duration
 }
@@ -129,6 +143,7 @@ func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (tab
 	sl2vl := readSL2VL(m, opts.Workers)
 	r := newRerouter(m, rows, slRows, sl2vl, vls)
 	r.lids = lids
+	r.mending = opts.Mend && !m.added
 	inUse := r.pathSLs()
 	r.esc.recognise(&inUse)
 	fillPairs(m, sl2vl, r.esc.pairs)
@@ -142,6 +157,9 @@ func repair(prev *lft.Tables, f *fabric.Fabric, opts Options, restore bool) (tab
 		if err := r.repairLID(lids, a, slRows, &st); err != nil {
 			return nil, st, r.restore, err
 		}
+	}
+	if r.mending {
+		r.mend(&st)
 	}
 	for _, pr := range r.esc.pairs[len(r.esc.pairs)-r.esc.fresh:] {
 		st.Spares = append(st.Spares, Spare{SL: pr.sl, VL: pr.vl})
@@ -186,6 +204,9 @@ func (r *rerouter) repairLID(lids *lft.LIDs, a seeded, slRows [][]*slRow, st *St
 		st.Crossed += len(r.brk)
 		if err := r.grow(lid, slRows, st); err != nil {
 			return err
+		}
+		if r.mending {
+			r.touch(lid)
 		}
 	}
 	r.settlePairs(lid, before)

@@ -39,7 +39,9 @@ type rerouter struct {
 	sib   []int32 // channels of the routes to the sibling LIDs (siblingChannels)
 	sibAt []int   // where each sibling route's channels end in sib
 	share []int32 // per port of the switch being repaired: channels shared with sib
-	route []int32 // scratch of satisfied
+	// mending (Options.Mend): the pairs whose routes broke
+	mending bool
+	touched []touched
 	// held, per switch index: its choice was put off to the end of its
 	// hop count's turn once (grow)
 	held []bool

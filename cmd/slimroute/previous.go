@@ -44,16 +44,20 @@ type repairSummary struct {
 }
 
 type repairCounts struct {
-	LIDs     int      `json:"lids_affected"`
-	Crossed  int      `json:"entries_crossed"`
-	Changed  int      `json:"entries_changed"`
-	Restored int      `json:"entries_restored,omitempty"`
-	FourHops bool     `json:"four_hop_rule_on,omitempty"`
-	GoneLIDs int      `json:"lids_gone"`
-	Paths    int      `json:"paths_changed"`
-	PathSLs  int      `json:"path_sls_changed"`
-	Escaped  int      `json:"paths_on_spare_sl"`
-	Spares   []string `json:"spare_sl2vl,omitempty"`
+	LIDs     int  `json:"lids_affected"`
+	Crossed  int  `json:"entries_crossed"`
+	Changed  int  `json:"entries_changed"`
+	Restored int  `json:"entries_restored,omitempty"`
+	FourHops bool `json:"four_hop_rule_on,omitempty"`
+	GoneLIDs int  `json:"lids_gone"`
+	Paths    int  `json:"paths_changed"`
+	PathSLs  int  `json:"path_sls_changed"`
+	Escaped  int  `json:"paths_on_spare_sl"`
+	// Mended counts the entries of routes that did not break moved to
+	// give MendedPairs pairs their disjoint paths back (--mend)
+	Mended      int      `json:"entries_mended"`
+	MendedPairs int      `json:"pairs_mended"`
+	Spares      []string `json:"spare_sl2vl,omitempty"`
 
 	// SwitchesGone are the switches of the previous routing the fabric
 	// lacks: their tables are dropped, the routes that crossed them
@@ -91,7 +95,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	start = time.Now()
 	base, baseDir, noBase := baseOf(prevDir, read.sum, prev)
 	timings["read_base_ms"] = since(start)
-	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base})
+	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base, Mend: cfg.Mending()})
 	if err != nil {
 		if noBase != "" {
 			return refuse("%v (and no base routing to return to: %s)", err, noBase)
@@ -112,7 +116,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	keep, baseName := baseFiles(outDir, baseDir, base)
 	sum := &repairSummary{Previous: prevDir, Base: baseName, Verify: rep, Settings: settingsOf(*cfg), Repair: repairCounts{
 		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, Restored: st.Restored, FourHops: st.FourHops, GoneLIDs: st.GoneLIDs,
-		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, SwitchesGone: switchesGone(gone, prev.Fabric(), f)}}
+		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, Mended: st.Mended, MendedPairs: st.MendedPairs, SwitchesGone: switchesGone(gone, prev.Fabric(), f)}}
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
@@ -305,7 +309,11 @@ func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []
 	if len(gone) > 0 {
 		fmt.Fprintf(out, "  switches of the previous routing the fabric lacks (%d): %s; their tables are dropped, the routes that crossed them repaired\n", len(gone), strings.Join(gone, ", "))
 	}
-	fmt.Fprintf(out, "  %d destination LIDs had routes over a cable or switch that is gone; %d LFT entries (switch, LID) led over it; %d entries now name another port, %d of them back to the base routing's (their route there is whole again); every other entry is as before\n", st.LIDs, st.Crossed, st.Changed, st.Restored)
+	fmt.Fprintf(out, "  %d destination LIDs had routes over a cable or switch that is gone; %d LFT entries (switch, LID) led over it; %d entries now name another port, %d of them back to the base routing's (their route there is whole again)\n", st.LIDs, st.Crossed, st.Changed-st.Mended, st.Restored)
+	if st.Mended > 0 {
+		fmt.Fprintf(out, "  %d entries of routes that did not break moved, each giving a pair (source switch, destination HCA) whose routes broke more disjoint paths (--mend=false keeps them)\n", st.Mended)
+	}
+	fmt.Fprintln(out, "  every other entry is as before")
 	if st.GoneLIDs > 0 {
 		fmt.Fprintf(out, "  %d LIDs are gone with their ports (an HCA lost its cable or switch); no switch forwards them any more\n", st.GoneLIDs)
 	}

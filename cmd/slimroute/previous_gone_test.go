@@ -135,7 +135,7 @@ func TestRoutePreviousRepairsRemovedSwitches(t *testing.T) {
 				if rep, err := verify.Check(got, 2); err != nil || !rep.Acyclic() {
 					t.Fatalf("%s: the written tables fail the verifier: %v", name, err)
 				}
-				kept := unaffectedKept(t, name, intact, prev, damaged, got)
+				kept := unaffectedKept(t, name, intact, prev, damaged, got, repairCountsIn(t, outDir).Mended)
 				samePlugin(t, name, damaged, got, plugin)
 				t.Logf("%s: repaired; %d entries whose paths missed the gone switches kept; tables as the plugin's", name, kept)
 			}
@@ -168,7 +168,10 @@ func TestRoutePreviousRepairsRemovedSwitches(t *testing.T) {
 }
 
 // goneLIDs is lids_gone of the summary.json in dir.
-func goneLIDs(t *testing.T, dir string) int {
+func goneLIDs(t *testing.T, dir string) int { return repairCountsIn(t, dir).GoneLIDs }
+
+// repairCountsIn reads the repair's counts from summary.json in dir.
+func repairCountsIn(t *testing.T, dir string) repairCounts {
 	t.Helper()
 	var sum repairSummary
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
@@ -178,7 +181,7 @@ func goneLIDs(t *testing.T, dir string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sum.Repair.GoneLIDs
+	return sum.Repair
 }
 
 // lidsGone counts the LIDs intact's ports hold (as recorded on them) whose
@@ -243,9 +246,9 @@ func withoutTopSwitch(t *testing.T, f *fabric.Fabric) *fabric.Fabric {
 // fabric damaged) whose path in the previous tables prev (on fabric
 // intact) never met a switch damaged lacks to be prev's entry, and
 // returns how many such entries there are.
-func unaffectedKept(t *testing.T, name string, intact *fabric.Fabric, prev *lft.Tables, damaged *fabric.Fabric, got *lft.Tables) int {
+func unaffectedKept(t *testing.T, name string, intact *fabric.Fabric, prev *lft.Tables, damaged *fabric.Fabric, got *lft.Tables, mended int) int {
 	t.Helper()
-	kept := 0
+	kept, moved := 0, 0
 	for _, sw := range got.Switches() {
 		was, _ := intact.NodeByGUID(damaged.GUID(sw))
 		for lid := lft.LID(1); lid <= got.LIDs().Top(); lid++ {
@@ -253,10 +256,16 @@ func unaffectedKept(t *testing.T, name string, intact *fabric.Fabric, prev *lft.
 				continue
 			}
 			if a, b := prev.Port(was, lid), got.Port(sw, lid); a != b {
-				t.Fatalf("%s: %s LID 0x%04x: port %d, was %d, though its path missed every gone switch", name, damaged.Name(sw), lid, b, a)
+				if moved++; moved > mended {
+					t.Fatalf("%s: %s LID 0x%04x: port %d, was %d, though its path missed every gone switch (and %d entries were mended)", name, damaged.Name(sw), lid, b, a, mended)
+				}
+				continue
 			}
 			kept++
 		}
+	}
+	if moved != mended {
+		t.Fatalf("%s: %d entries whose paths missed the gone switches moved, summary.json says %d were mended", name, moved, mended)
 	}
 	return kept
 }

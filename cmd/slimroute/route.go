@@ -80,11 +80,16 @@ Examples:
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 			&cli.StringFlag{Name: "jobs", Usage: "route for the traffic of the jobs in `FILE` (a job file, docs/formats.md; e.g. squeue -h -o \"%i %N\" > jobs.txt): the trees their flows take are moved so that their loads spread and their flows part, sharing between compatible jobs preferred, layer 0 minimal and every other pair's disjoint paths kept; no job's contention factor rises (slimroute analyze --jobs FILE measures it)"},
 			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left, SL2VL tables naming a VL --vls lacks, a routing flag given that differs from the previous routing's); flags left out take the previous routing's values (its summary.json); DIR missing or a file in it that does not read is an error"},
+			&cli.BoolFlag{Name: "mend", Value: true, Usage: "where a repair (--previous, or the completion of a Slim Fly missing a few cables) leaves a pair (source switch, destination HCA) whose routes broke with fewer disjoint paths, move one of its routes that did not break when that gives it more and costs no other pair one (about 7 % more entries than the repair changes; docs/quality.md); --mend=false changes only the entries whose routes crossed what is gone"},
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := pipelineConfig(c)
 			if err != nil {
 				return err
+			}
+			if c.IsSet("mend") {
+				mend := c.Bool("mend")
+				cfg.Mend = &mend
 			}
 			cfg.Clock = time.Now
 			if dir := c.String("profile"); dir != "" {

@@ -100,7 +100,7 @@ func withoutNew(old, f *fabric.Fabric) (*fabric.Fabric, map[fabric.GUID]bool, []
 // repairFrom repairs the last routing for fabric f with routes returning
 // to base's, checks the LIDs and verifies the result (repairLast).
 func repairFrom(last *State, f *fabric.Fabric, cfg pipeline.Config, base *lft.Tables) (*State, string, bool) {
-	tab, st, err := repair.Repair(last.tables, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Base: base})
+	tab, st, err := repair.Repair(last.tables, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Base: base, Mend: cfg.Mending()})
 	if err != nil {
 		return nil, fmt.Sprintf("cannot repair the last routing (%v); recomputing in full", err), false
 	}
@@ -117,8 +117,8 @@ func repairFrom(last *State, f *fabric.Fabric, cfg pipeline.Config, base *lft.Ta
 		return nil, fmt.Sprintf("the repaired routing fails the verifier (%v); recomputing in full", err), false
 	}
 	blocks, sl2vl := lft.Sent(last.tables, tab)
-	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d path SLs changed, %d routes on spare SLs %v%s; to send: %d LFT blocks, %d SL2VL tables; verifier: no loops, acyclic CDG over %d paths on %d VLs",
-		st.LIDs, st.Changed, st.Crossed, st.Restored, st.PathSLs, st.Escaped, st.Spares, map[bool]string{true: ", the four-hop rule turned on", false: ""}[st.FourHops], blocks, sl2vl, rep.Walks, rep.VLs)
+	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d of routes that did not break moved to give %d pairs their disjoint paths back (mend), %d path SLs changed, %d routes on spare SLs %v%s; to send: %d LFT blocks, %d SL2VL tables; verifier: no loops, acyclic CDG over %d paths on %d VLs",
+		st.LIDs, st.Changed-st.Mended, st.Crossed, st.Restored, st.Mended, st.MendedPairs, st.PathSLs, st.Escaped, st.Spares, map[bool]string{true: ", the four-hop rule turned on", false: ""}[st.FourHops], blocks, sl2vl, rep.Walks, rep.VLs)
 	return &State{tables: tab, base: base, origin: last.origin, settings: last.settings, jobs: last.jobs, summary: text, vls: last.vls}, text, true
 }
 

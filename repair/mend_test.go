@@ -1,0 +1,149 @@
+package repair_test
+
+import (
+	"fmt"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/internal/failures"
+	"slimroute/lft"
+	"slimroute/pipeline"
+	"slimroute/repair"
+)
+
+// TestMendingMovesOnlyToGivePairsPathsBack follows the chains of
+// TestChainsOfFailuresRepairEveryStep (seed 1, 4 and 8 VLs) with
+// Options.Mend, and at every failure step repairs the same tables without
+// it too. Judged with stepJudge's walker (no code shared with the
+// repair): the mended tables pass the verifier; they differ from the
+// unmended ones in exactly Stats.Mended LFT entries, each on a switch
+// whose pair with that LID's port got more disjoint routes of at most
+// three hops; no pair has fewer; a path SL differs only where its route
+// does; on a fabric not designed with diameter 2 (the Clos, the fat tree)
+// nothing is mended; a plug-back step mends nothing, and with everything
+// back the tables are the intact routing's.
+func TestMendingMovesOnlyToGivePairsPathsBack(t *testing.T) {
+	for _, cf := range chainFabrics {
+		if testing.Short() && !cf.short {
+			continue
+		}
+		for _, vls := range []int{4, 8} {
+			t.Run(fmt.Sprintf("%s/vls=%d", cf.name, vls), func(t *testing.T) {
+				f, err := cf.build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				base, err := pipeline.Run(f, pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				steps, err := failures.Chain(f, 0.05, 2, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cur, mended, pairs := base.Tables, 0, 0
+				for i, step := range steps {
+					opts := repair.Options{Workers: 2, VLs: vls, Base: base.Tables}
+					strict, _, err := repair.Repair(cur, step.Fabric, opts)
+					if err != nil {
+						t.Fatalf("step %d (%s): %v", i+1, step.Change, err)
+					}
+					opts.Mend = true
+					got, st, err := repair.Repair(cur, step.Fabric, opts)
+					if err != nil {
+						t.Fatalf("step %d (%s), mending: %v", i+1, step.Change, err)
+					}
+					where := fmt.Sprintf("step %d (%s)", i+1, step.Change)
+					if (step.Back || !cf.diameter2) && st.Mended > 0 {
+						t.Fatalf("%s: %d entries mended", where, st.Mended)
+					}
+					checkVerified(t, got, vls)
+					judgeMending(t, where, strict, got, st)
+					mended, pairs = mended+st.Mended, pairs+st.MendedPairs
+					cur = got
+				}
+				sameTables(t, base.Tables, cur)
+				t.Logf("%d steps: %d entries mended for %d pairs", len(steps), mended, pairs)
+			})
+		}
+	}
+}
+
+// judgeMending compares the tables a repair gave with (got) and without
+// (strict) mending, on the same fabric.
+func judgeMending(t *testing.T, where string, strict, got *lft.Tables, st repair.Stats) {
+	t.Helper()
+	f := got.Fabric()
+	ws, wg := newTableWalk(strict, f), newTableWalk(got, f)
+	lids := got.LIDs()
+	disjoint := func(w *tableWalk, s fabric.NodeID, pl lft.PortLIDs) int {
+		var routes [][]hop
+		for lid := pl.Base; lid <= pl.Top(); lid++ {
+			if r, ok := w.route(s, lid); ok {
+				routes = append(routes, r)
+			}
+		}
+		return disjointAtMost3(routes)
+	}
+	moved := 0
+	for _, s := range got.Switches() {
+		a, b := strict.LFT(s), got.LFT(s)
+		for _, pl := range lids.Ports() {
+			peer, ok := f.Peer(pl.Port)
+			if pl.Port.Port == 0 || !ok || peer.Node == s || f.Kind(peer.Node) != fabric.Switch {
+				continue
+			}
+			before, after := disjoint(ws, s, pl), disjoint(wg, s, pl)
+			if after < before {
+				t.Fatalf("%s: %s to %s: %d disjoint routes mended, %d not", where, f.Name(s), f.PortString(pl.Port), after, before)
+			}
+			for lid := pl.Base; lid <= pl.Top(); lid++ {
+				if a[lid] == b[lid] {
+					continue
+				}
+				moved++
+				if after <= before || !hasHCAs(f, s) {
+					t.Fatalf("%s: %s's entry for LID 0x%04x moved, its pair with %s has %d disjoint routes, %d before", where, f.Name(s), lid, f.PortString(pl.Port), after, before)
+				}
+			}
+		}
+	}
+	if moved != st.Mended {
+		t.Fatalf("%s: %d entries moved, Stats.Mended %d", where, moved, st.Mended)
+	}
+	checkMendedSLs(t, where, ws, wg)
+}
+
+// checkMendedSLs: a path SL differs between the two walks' tables only
+// where the route from the HCA's switch does.
+func checkMendedSLs(t *testing.T, where string, ws, wg *tableWalk) {
+	t.Helper()
+	f, lids := wg.f, wg.tab.LIDs()
+	for _, src := range lids.Ports() {
+		peer, ok := f.Peer(src.Port)
+		if src.Port.Port == 0 || !ok {
+			continue
+		}
+		for _, dst := range lids.Ports() {
+			for lid := dst.Base; lid <= dst.Top(); lid++ {
+				if ws.tab.PathSL(src.Port, lid) == wg.tab.PathSL(src.Port, lid) {
+					continue
+				}
+				a, _ := ws.route(peer.Node, lid)
+				b, _ := wg.route(peer.Node, lid)
+				if fmt.Sprint(a) == fmt.Sprint(b) {
+					t.Fatalf("%s: the path SL of %s to LID 0x%04x changed, its route did not", where, f.PortString(src.Port), lid)
+				}
+			}
+		}
+	}
+}
+
+func hasHCAs(f *fabric.Fabric, s fabric.NodeID) bool {
+	for p := 1; p <= f.Ports(s); p++ {
+		if peer, ok := f.Peer(fabric.PortRef{Node: s, Port: p}); ok && f.Kind(peer.Node) != fabric.Switch {
+			return true
+		}
+	}
+	return false
+}
