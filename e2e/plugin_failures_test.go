@@ -29,9 +29,10 @@ import (
 // last routing (routes whose intact path is whole again returning to it),
 // so OpenSM's dump of every switch's LFT (and, after the switch went
 // down and with everything back, ibroute on every switch) equals the
-// tables the same repair predicts offline, a repair's count of changed
-// entries is the tables' difference, and what OpenSM sends (LFT blocks,
-// SL2VL tables) is logged per sweep;
+// tables the same repair (mending, as the plugin does by default)
+// predicts offline, a repair's count of changed entries is the tables'
+// difference, and what OpenSM sends (LFT blocks, SL2VL tables) is logged
+// per sweep;
 // the SL2VL tables read back from switches near the change and three
 // others equal ours (all 98 switches take minutes; TestPluginProgramsOurRouting
 // reads them all), at most 4 VLs are in use, and our verifier finds
@@ -55,7 +56,7 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 	for i := range outs {
 		down := outs[:i+1]
 		now := withoutOutages(t, rt.f, down)
-		tab, st, err := repair.Repair(last, now, repair.Options{Workers: 2, VLs: 4, Base: rt.tab})
+		tab, st, err := repair.Repair(last, now, repair.Options{Workers: 2, VLs: 4, Base: rt.tab, Mend: true})
 		if err != nil {
 			t.Fatalf("after %s the repair refuses (%v): the plugin would recompute", outs[i].name(rt.f), err)
 		}
@@ -81,7 +82,7 @@ func TestPluginRoutesOnFourVLsAsCablesFail(t *testing.T) {
 	var programmed string
 	for i := range back {
 		now := withoutOutages(t, rt.f, back[i+1:])
-		tab, st, err := repair.Repair(last, now, repair.Options{Workers: 2, VLs: 4, Base: rt.tab})
+		tab, st, err := repair.Repair(last, now, repair.Options{Workers: 2, VLs: 4, Base: rt.tab, Mend: true})
 		if err != nil {
 			t.Fatalf("the repair refuses %s back: %v", back[i].name(rt.f), err)
 		}
