@@ -73,7 +73,8 @@ func TestQualityAfterFailuresFollowsTheCeiling(t *testing.T) {
 }
 
 // TestChainOfRepairsAgainstAFullRecompute follows seeded chains of
-// failures on Slim Fly q = 5 and 7 (4 VLs, seeds 1 and 2, -short: 1;
+// failures on Slim Fly q = 5 and 7 (4 and 8 VLs, seeds 1 and 2; -short: 4
+// VLs, seed 1;
 // cables one at a time up to 5 %, two switches, everything back), each
 // step repaired with mending (Options.Mend, as the plugin and route
 // --previous run), and at every fourth failure step and the last two
@@ -87,22 +88,24 @@ func TestQualityAfterFailuresFollowsTheCeiling(t *testing.T) {
 // The ceiling, the mean entries changed per step and the time per repair
 // are logged (docs/quality.md, "After failures").
 func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
-	seeds := uint64(2)
+	seeds, vls := uint64(2), []int{4, 8}
 	if testing.Short() {
-		seeds = 1
+		seeds, vls = 1, vls[:1]
 	}
 	for _, cf := range chainFabrics[:2] {
 		f, err := cf.build()
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := pipeline.Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
-		base, err := pipeline.Run(f, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for seed := uint64(1); seed <= seeds; seed++ {
-			chainAgainstRecompute(t, fmt.Sprintf("%s seed %d", cf.name, seed), base.Tables, cfg, seed)
+		for _, v := range vls {
+			cfg := pipeline.Config{Layers: 4, VLs: v, Seed: 1, LMC: -1, Workers: 2}
+			base, err := pipeline.Run(f, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seed := uint64(1); seed <= seeds; seed++ {
+				chainAgainstRecompute(t, fmt.Sprintf("%s %d VLs seed %d", cf.name, v, seed), base.Tables, cfg, seed)
+			}
 		}
 	}
 }
@@ -121,7 +124,7 @@ func chainAgainstRecompute(t *testing.T, name string, base *lft.Tables, cfg pipe
 	cur, changed, back, sls, mended := base, [2]int{}, [2]int{}, 0, 0
 	var took time.Duration
 	for i, step := range steps {
-		got, st, err := repair.Repair(cur, step.Fabric, repair.Options{Workers: 2, VLs: 4, Base: base, Clock: time.Now, Mend: true})
+		got, st, err := repair.Repair(cur, step.Fabric, repair.Options{Workers: 2, VLs: cfg.VLs, Base: base, Clock: time.Now, Mend: true})
 		if err != nil {
 			t.Fatalf("%s step %d (%s): %v", name, i+1, step.Change, err)
 		}
