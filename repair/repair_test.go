@@ -264,13 +264,21 @@ func checkSL2VL(t *testing.T, prev, got *lft.Tables, spares []repair.Spare, four
 }
 
 // TestRepairIsDeterministic: the repaired tables are the same bytes for 1
-// and 4 workers.
+// and 4 workers, mending or not.
 func TestRepairIsDeterministic(t *testing.T) {
 	prev := routed(t, 7, "hops", 0, 1).Tables
 	f := failure(t, prev.Fabric(), 2, 0, 3)
+	for _, mend := range []bool{false, true} {
+		sameOnWorkers(t, prev, f, mend)
+	}
+}
+
+// sameOnWorkers: a repair of prev for f on 1 and 4 workers gives the same
+// bytes.
+func sameOnWorkers(t *testing.T, prev *lft.Tables, f *fabric.Fabric, mend bool) {
 	var outs [2]string
 	for i, w := range []int{1, 4} {
-		got, _, err := repair.Repair(prev, f, repair.Options{Workers: w, VLs: 4})
+		got, _, err := repair.Repair(prev, f, repair.Options{Workers: w, VLs: 4, Mend: mend})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +295,7 @@ func TestRepairIsDeterministic(t *testing.T) {
 		outs[i] = b.String()
 	}
 	if outs[0] != outs[1] {
-		t.Fatal("1 and 4 workers repair differently")
+		t.Fatalf("1 and 4 workers repair differently (mending %v)", mend)
 	}
 }
 
@@ -314,8 +322,8 @@ func TestRepairOfDFSSSPTablesRefusesOrHolds(t *testing.T) {
 // TestRepairIgnoresNodeNumbering: the same fabric with its nodes listed in
 // reverse (as another reader might number them: the OpenSM plugin's
 // fabric is not the offline one), repaired on 1 and on 4 workers, gets the
-// same tables, byte for byte — after failures, and plugging back with a
-// base.
+// same tables, byte for byte — after failures (mending), and plugging
+// back with a base.
 func TestRepairIgnoresNodeNumbering(t *testing.T) {
 	for seed := uint64(1); seed <= 2; seed++ {
 		prev := routed(t, 7, "hops", 0, 1).Tables
@@ -357,7 +365,7 @@ func sameRepair(t *testing.T, prev *lft.Tables, f *fabric.Fabric, base *lft.Tabl
 	}
 	var outs [2]string
 	for i, fab := range []*fabric.Fabric{f, g} {
-		got, _, err := repair.Repair(prev, fab, repair.Options{VLs: 8, Base: base, Workers: 1 + 3*i})
+		got, _, err := repair.Repair(prev, fab, repair.Options{VLs: 8, Base: base, Workers: 1 + 3*i, Mend: true})
 		if err != nil {
 			t.Fatal(err)
 		}
