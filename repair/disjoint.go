@@ -26,8 +26,14 @@ func (r *rerouter) waitFor(b, d int32) bool {
 // (the pair's share that the ceiling counts). It costs one walk per
 // neighbour and a subset search over 2^LMC routes (LMC ≤ 3).
 func (r *rerouter) satisfied(b int32, lid lft.LID, own lft.PortLIDs) bool {
-	r.siblingChannels(b, lid, own)
-	want := min(3, len(r.sibAt)+1)
+	r.sib, r.sibAt = r.sib[:0], r.sibAt[:0]
+	for l := own.Base; l <= own.Top(); l++ {
+		if h := r.routeLen(b, l); l != lid && h >= 0 && h <= 3 {
+			r.walk(b, l, func(ch int32) { r.sib = append(r.sib, ch) })
+			r.sibAt = append(r.sibAt, len(r.sib))
+		}
+	}
+	want := min(3, 1<<own.LMC)
 	for p, n := range r.m.nbr[b] {
 		if n < 0 || !r.usable(n, lid) || r.dist[n] >= 3 {
 			continue

@@ -28,8 +28,8 @@ type touched struct {
 // switches that have HCAs, with lid's port.
 func (r *rerouter) touch(lid lft.LID) {
 	own, off, ok := r.lids.Owner(lid)
-	if !ok || own.Base == 0 || own.LMC > 3 {
-		return
+	if !ok || own.Base == 0 || own.Port.Port == 0 || own.LMC > 3 {
+		return // HCA ports with 2 to 8 LIDs only
 	}
 	for _, b := range r.brk {
 		if len(r.slRows[b]) > 0 {
@@ -98,8 +98,8 @@ func cmpBool(a, b bool) int {
 // (tryMove), and makes the best move (mendMove.before) that gives the
 // pair more disjoint routes. It reports whether it made one.
 func (r *rerouter) mendPair(t touched, own lft.PortLIDs, st *Stats) bool {
-	if !r.rootAt(own.Base) {
-		return false
+	if t.broke == 1<<(1<<own.LMC)-1 || !r.rootAt(own.Base) {
+		return false // no route left that did not break
 	}
 	have := r.pairDisjoint(t.s, own)
 	if have >= min(3, 1<<own.LMC) {
@@ -112,6 +112,9 @@ func (r *rerouter) mendPair(t touched, own lft.PortLIDs, st *Stats) bool {
 			continue
 		}
 		lid := own.Base + lft.LID(off)
+		if r.routeLen(t.s, lid) < 0 {
+			continue // a drop or a loop (tables read from elsewhere): not ours to move
+		}
 		var ups *upstream // found when a move first needs them
 		for p, y := range r.m.nbr[t.s] {
 			if y < 0 || uint8(p) == r.rows[t.s][lid] {
@@ -122,11 +125,7 @@ func (r *rerouter) mendPair(t touched, own lft.PortLIDs, st *Stats) bool {
 			}
 		}
 	}
-	if best.hops == 0 {
-		return false
-	}
-	r.makeMove(best, st)
-	return true
+	return best.hops > 0 && r.makeMove(best, st)
 }
 
 // upstream holds, for a move of switch s's entry for a LID, the switches
@@ -194,28 +193,41 @@ func (r *rerouter) tryMove(s int32, lid lft.LID, p int32, own lft.PortLIDs, have
 }
 
 // makeMove moves the entry and sets the path SLs of every switch whose
-// route runs through it (their previous SLs where they still fit).
-func (r *rerouter) makeMove(mv mendMove, st *Stats) {
+// route runs through it (their previous SLs where they still fit), as
+// tryMove found them; it reports false, the tables as they were, should
+// one not fit after all.
+func (r *rerouter) makeMove(mv mendMove, st *Stats) bool {
 	ups := append(r.through(mv.s, mv.lid), mv.s)
-	load := r.loadOf(mv.s)
-	load[r.rows[mv.s][mv.lid]]--
-	load[mv.p]++
+	old := r.rows[mv.s][mv.lid]
 	r.rows[mv.s][mv.lid] = uint8(mv.p)
+	var sls [][]uint8
+	for _, u := range ups {
+		got, ok := r.fitSLs(u, mv.lid, r.slRows[u], true)
+		if !ok {
+			got, ok = r.fitSLs(u, mv.lid, r.slRows[u], false)
+		}
+		if !ok {
+			r.rows[mv.s][mv.lid] = old
+			return false
+		}
+		sls = append(sls, slices.Clone(got))
+	}
+	if load := r.loadOf(mv.s); int(old) < len(load) {
+		load[old]--
+		load[mv.p]++
+	}
 	st.Changed++
 	st.Mended++
-	for _, u := range ups {
-		sls, ok := r.fitSLs(u, mv.lid, r.slRows[u], true)
-		if !ok {
-			sls, _ = r.fitSLs(u, mv.lid, r.slRows[u], false) // tryMove found some
-		}
+	for j, u := range ups {
 		for i, row := range r.slRows[u] {
 			st.Paths++
-			if row.sl[mv.lid] != sls[i] {
-				row.sl[mv.lid] = sls[i]
+			if row.sl[mv.lid] != sls[j][i] {
+				row.sl[mv.lid] = sls[j][i]
 				st.PathSLs++
 			}
 		}
 	}
+	return true
 }
 
 // rootAt readies the scratch state for walks toward lid: only the switch
@@ -232,9 +244,9 @@ func (r *rerouter) rootAt(lid lft.LID) bool {
 }
 
 // routeLen returns the hops of u's route to the LID rootAt readied, -1
-// when it leads elsewhere or takes more than eight.
+// when it leads elsewhere or loops.
 func (r *rerouter) routeLen(u int32, lid lft.LID) int {
-	for h := 0; h <= 8; h++ {
+	for h := 0; h <= len(r.m.switches); h++ {
 		if r.isRoot(u) {
 			return h
 		}
@@ -253,7 +265,7 @@ func (r *rerouter) through(s int32, lid lft.LID) []int32 {
 		if u == s || len(r.slRows[u]) == 0 {
 			continue
 		}
-		for x, h := r.next(u, lid), 0; x >= 0 && h < 8 && !r.isRoot(x); x, h = r.next(x, lid), h+1 {
+		for x, h := r.next(u, lid), 0; x >= 0 && h < len(r.m.switches) && !r.isRoot(x); x, h = r.next(x, lid), h+1 {
 			if x == s {
 				out = append(out, u)
 				break

@@ -9,6 +9,7 @@ import (
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/repair"
+	"slimroute/slimfly"
 )
 
 // TestMendingMovesOnlyToGivePairsPathsBack follows the chains of
@@ -146,4 +147,48 @@ func hasHCAs(f *fabric.Fabric, s fabric.NodeID) bool {
 		}
 	}
 	return false
+}
+
+// TestMendingOnOtherLayerCounts: Slim Fly q = 5 routed in 1 layer (LMC 0:
+// no route of a pair is left that did not break, nothing to mend), 2 and
+// 8 layers (LMC 1 and 3), three cables failed (three seeds): the mended
+// tables pass the verifier and judgeMending against the unmended ones.
+func TestMendingOnOtherLayerCounts(t *testing.T) {
+	for _, layers := range []int{1, 2, 8} {
+		base := routedLayers(t, 5, layers)
+		for seed := uint64(1); seed <= 3; seed++ {
+			g := failure(t, base.Fabric(), 3, 0, seed)
+			opts := repair.Options{Workers: 2, VLs: 8}
+			strict, _, err := repair.Repair(base, g, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Mend = true
+			got, st, err := repair.Repair(base, g, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			where := fmt.Sprintf("%d layers, seed %d", layers, seed)
+			if layers == 1 && st.Mended > 0 {
+				t.Fatalf("%s: %d entries mended with one LID per port", where, st.Mended)
+			}
+			checkVerified(t, got, 8)
+			judgeMending(t, where, strict, got, st)
+			t.Logf("%s: %d entries mended", where, st.Mended)
+		}
+	}
+}
+
+// routedLayers routes Slim Fly q in the given number of layers on 8 VLs.
+func routedLayers(t *testing.T, q, layers int) *lft.Tables {
+	t.Helper()
+	f, err := slimfly.Build(slimfly.Params{Q: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(f, pipeline.Config{Layers: layers, VLs: 8, Seed: 1, LMC: -1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tables
 }

@@ -52,10 +52,10 @@ type Stats struct {
 	LIDs int
 	// Crossed counts the LFT entries (switch, LID) whose path crossed a
 	// gone cable or switch (or led nowhere): the only entries Repair may
-	// change.
+	// change, but for those it restores (Restored) and mends (Mended).
 	Crossed int
 	// Changed counts the entries that now name another port; ≤ Crossed
-	// + Restored.
+	// + Restored + Mended.
 	Changed int
 	// Restored counts the entries given back base's port (Options.Base:
 	// their route in base is whole again).
@@ -64,7 +64,8 @@ type Stats struct {
 	// or switch failed, a failed switch): no switch forwards them any more.
 	GoneLIDs int
 	// Paths counts the (source switch, DLID) routes from switches with
-	// HCAs that changed, and PathSLs the path SLs among them that changed.
+	// HCAs that changed, and PathSLs the path SLs among them that changed
+	// (a route mended after its repair in the same step counts twice).
 	Paths, PathSLs int
 	// Escaped counts the new routes no SL in use fits under the kept
 	// SL2VL tables, put on a spare (SL, VL) pair; Spares lists the pairs,

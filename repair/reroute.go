@@ -194,7 +194,7 @@ func (r *rerouter) grow(lid lft.LID, slRows [][]*slRow, st *Stats) error {
 		r.push(b, r.dist[b])
 	}
 	own, off, _ := r.lids.Owner(lid)
-	hold := off > 0 && own.Base != 0 && own.LMC <= 3
+	hold := off > 0 && own.Base != 0 && own.Port.Port != 0 && own.LMC <= 3
 	defer func() {
 		for _, b := range r.brk {
 			r.held[b] = false
@@ -332,7 +332,7 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 				}
 			}
 		}
-		last, extra = h+extra, 0
+		last, extra = max(h, min(h+extra, 3)), 0
 	}
 	r.group = group
 	slices.SortFunc(cands, func(x, y int32) int {
