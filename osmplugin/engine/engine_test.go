@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -528,5 +529,66 @@ func TestPluginRoutesForTheJobFile(t *testing.T) {
 	bad, err := Compute(js, cfg, 2, changed)
 	if err != nil || !strings.Contains(bad.Summary(), "routing without the jobs") || !strings.Contains(bad.Summary(), "nosuchhost01") {
 		t.Fatalf("a job file naming unknown hosts: %v %s", err, bad.Summary())
+	}
+}
+
+// TestPluginMendsUnlessTold: after a cable fails, the plugin's repair
+// mends by default (the log line counts the entries of routes that did
+// not break it moved) and moves none with mend = false; the two repairs
+// differ in exactly those entries.
+func TestPluginMendsUnlessTold(t *testing.T) {
+	f, js := subnet(t, 2)
+	sw, _ := f.NodeByName("sw-0-0-0")
+	var li int
+	for p := 1; p <= f.Ports(sw); p++ {
+		if peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: p}); ok && f.Kind(peer.Node) == fabric.Switch {
+			li, _ = f.LinkAt(fabric.PortRef{Node: sw, Port: p})
+			break
+		}
+	}
+	broken, err := f.Without(nil, []int{li})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := fabric.WriteJSON(&b, broken); err != nil {
+		t.Fatal(err)
+	}
+	var states [2]*State
+	var moved [2]int
+	for i, text := range []string{"vls = 4\n", "vls = 4\nmend = false\n"} {
+		cfg := settings(t, text)
+		first, err := Compute(js, cfg, 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if states[i], err = Compute(b.Bytes(), cfg, 2, first); err != nil {
+			t.Fatal(err)
+		}
+		sum := states[i].Summary()
+		at := strings.Index(sum, " of routes that did not break moved")
+		if at < 0 {
+			t.Fatalf("%q: no repair: %s", text, sum)
+		}
+		fields := strings.Fields(sum[:at])
+		if moved[i], err = strconv.Atoi(strings.TrimSuffix(fields[len(fields)-1], ",")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if moved[0] == 0 || moved[1] != 0 {
+		t.Fatalf("entries mended by default %d, with mend = false %d", moved[0], moved[1])
+	}
+	differ := 0
+	for _, id := range broken.IDsOf(fabric.Switch) {
+		a, _ := states[0].LFT(broken.GUID(id))
+		c, _ := states[1].LFT(broken.GUID(id))
+		for lid := range a {
+			if a[lid] != c[lid] {
+				differ++
+			}
+		}
+	}
+	if differ != moved[0] {
+		t.Fatalf("the repairs differ in %d entries, %d were mended", differ, moved[0])
 	}
 }
