@@ -71,6 +71,12 @@ const lossPermille = 10
 // bound on q = 7 was 1.46, 1.64, 1.74, 1.57 and 1.46, 1.64, 1.79, 1.46.
 // (1/3/4, 1/3/6, 1/2/5, 1/4/8, 2/4/6 and 2/4/8 did no better: a least
 // of 26–28 %, some with the busiest up to 1.58 on the first draw.)
+// A larger κ apart does not halve the channels incompatible jobs share,
+// as issue 30 asks: on q = 7 they fell 28, 24, 45 and 30 % with 1/3/8,
+// 27, 23, 46 and 30 % with 1/2/8 (whose fourth draw fell only 24 % in
+// mean factor) and 28, 24, 46 and 32 % with 1/3/12, against 25–41 %
+// with 1/3/5: the cost weighs the jobs' loads on a channel, not whether
+// two jobs share it at all.
 const (
 	kappaSelf       = 1
 	kappaCompatible = 3
