@@ -74,7 +74,7 @@ const lossPermille = 10
 // A larger κ apart does not halve the channels incompatible jobs share,
 // as issue 30 asks: on q = 7 they fell 28, 24, 45 and 30 % with 1/3/8,
 // 27, 23, 46 and 30 % with 1/2/8 (whose fourth draw fell only 24 % in
-// mean factor) and 28, 24, 46 and 32 % with 1/3/12, against 25–41 %
+// mean factor) and 28, 24, 46 and 32 % with 1/3/12, against 24–40 %
 // with 1/3/5: the cost weighs the jobs' loads on a channel, not whether
 // two jobs share it at all.
 const (
