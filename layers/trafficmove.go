@@ -128,7 +128,8 @@ func (tp *trafficPass) newRoute(mv trafficMove) []int32 {
 
 // trial returns what move mv changes the cost by: on each channel it
 // touches, with δ the change of the jobs' loads there and l the loads,
-// Σ_i δ_i (2 Σ_j κ_ij l_j + Σ_j κ_ij δ_j).
+// Σ_i δ_i (2 Σ_j κ_ij l_j + Σ_j κ_ij δ_j), plus sharePenalty for each
+// pair of jobs apart that comes to share it (less for each that stops).
 func (tp *trafficPass) trial(mv trafficMove) int64 {
 	tp.trials++
 	J := tp.J
@@ -168,6 +169,9 @@ func (tp *trafficPass) channelDelta(ch int32, δ []int64) int64 {
 			quad += k * δ[j]
 		}
 		c += di * (2*lin + quad)
+	}
+	if tp.sharePenalty > 0 {
+		c += tp.sharePenalty * tp.apartChange(ch, δ)
 	}
 	if tp.peak > 0 { // shaving
 		sum, change := tp.total(int(ch)), int64(0)
