@@ -206,19 +206,12 @@ func (tp *trafficPass) meanLoad() int64 {
 }
 
 // apartOn counts the pairs of jobs that cannot interleave their phases
-// and both use channel ch, with δ added to the jobs' loads (nil: none).
-func (tp *trafficPass) apartOn(ch int32, δ []int64) int64 {
+// and both use channel ch.
+func (tp *trafficPass) apartOn(ch int32) int64 {
 	var n int64
 	for i := 0; i < tp.J; i++ {
 		for j := i + 1; j < tp.J; j++ {
-			if !tp.apart[i*tp.J+j] {
-				continue
-			}
-			li, lj := tp.load[i][ch], tp.load[j][ch]
-			if δ != nil {
-				li, lj = li+δ[i], lj+δ[j]
-			}
-			if li > 0 && lj > 0 {
+			if tp.apart[i*tp.J+j] && tp.load[i][ch] > 0 && tp.load[j][ch] > 0 {
 				n++
 			}
 		}
@@ -277,7 +270,7 @@ func (tp *trafficPass) costOn(chs []int32) int64 {
 				c += tp.kappa[i*tp.J+j] * li * tp.load[j][ch]
 			}
 		}
-		c += tp.sharePenalty * tp.apartOn(ch, nil)
+		c += tp.sharePenalty * tp.apartOn(ch)
 	}
 	return c
 }
