@@ -94,8 +94,8 @@ const (
 	// against 25, 24, 40 and 27 % without (q = 5: 57, 59, 54 % against
 	// 45, 44, 46 %), the mean factor 29, 38, 34 and 27 % (29, 39, 35, 27
 	// % without), the busiest channel over the LP bound 1.45, 1.68, 1.77,
-	// 1.46 (1.46, 1.64, 1.79, 1.46); with 16 they fell 39–55 %, but the
-	// mean factor only 22 % on the fourth draw.
+	// 1.46 (1.46, 1.64, 1.79, 1.46); with 8 they fell 38–54 % and with 16
+	// 39–55 %, but the mean factor only 24 and 22 % on the fourth draw.
 	shareWeight = 4
 )
 
