@@ -10,7 +10,6 @@ import (
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/repair"
-	"slimroute/slimfly"
 )
 
 // The judge below bounds what any repair of one step could keep, and
@@ -262,16 +261,10 @@ func TestEachRepairKeepsWhatAnyRepairOfItsStepCould(t *testing.T) {
 	if testing.Short() {
 		seeds = 1
 	}
+	cfg := pipeline.Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
 	for _, q := range []int{5, 7} {
-		f, err := slimfly.Build(slimfly.Params{Q: q})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := pipeline.Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
-		base, err := pipeline.Run(f, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := routed(t, q, "", 0, 1) // the intact routing, as cfg routes it
+		f := base.Tables.Fabric()
 		for seed := uint64(1); seed <= seeds; seed++ {
 			steps, err := failures.Chain(f, 0.05, 2, seed)
 			if err != nil {

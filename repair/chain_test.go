@@ -110,9 +110,9 @@ func withLIDsOf(t *testing.T, base *lft.Tables, f *fabric.Fabric) *fabric.Fabric
 
 // runChain repairs every step of a chain drawn from seed on fabric cf,
 // routed with vls VLs, each from the last step's tables and with the
-// intact routing as the base, calling judge with each step's tables
-// before and after, and returns the intact routing.
-func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st repair.Stats)) *lft.Tables {
+// intact routing as the base (mending or not), calling judge with each
+// step's tables before and after, and returns the intact routing.
+func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, mend bool, judge func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st repair.Stats)) *lft.Tables {
 	f, err := cf.build()
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func runChain(t *testing.T, cf chainFabric, vls int, seed uint64, judge func(t *
 	}
 	cur, fourHops := base.Tables, 0
 	for i, step := range steps {
-		got, st, err := repair.Repair(cur, step.Fabric, repair.Options{Workers: 2, VLs: vls, Base: base.Tables, Clock: time.Now})
+		got, st, err := repair.Repair(cur, step.Fabric, repair.Options{Workers: 2, VLs: vls, Base: base.Tables, Clock: time.Now, Mend: mend})
 		if err != nil {
 			t.Fatalf("step %d of %d (%s): %v", i+1, len(steps), step.Change, err)
 		}
@@ -164,7 +164,7 @@ func TestChainsOfFailuresRepairEveryStep(t *testing.T) {
 			for seed := uint64(1); seed <= cf.seeds; seed++ {
 				t.Run(fmt.Sprintf("%s/vls=%d/seed=%d", cf.name, vls, seed), func(t *testing.T) {
 					var last *lft.Tables
-					base := runChain(t, cf, vls, seed, func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st repair.Stats) {
+					base := runChain(t, cf, vls, seed, false, func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st repair.Stats) {
 						if step.Back {
 							checkPlugBack(t, base, prev, got, vls)
 						} else {
@@ -329,7 +329,7 @@ func TestChainOnSlimFlyQ11(t *testing.T) {
 	var last *lft.Tables
 	steps, changed := 0, 0
 	var took time.Duration
-	base := runChain(t, q11, 4, 1, func(t *testing.T, _ failures.Step, _, _, got *lft.Tables, st repair.Stats) {
+	base := runChain(t, q11, 4, 1, false, func(t *testing.T, _ failures.Step, _, _, got *lft.Tables, st repair.Stats) {
 		if steps%10 == 0 {
 			checkVerified(t, got, 4)
 		}

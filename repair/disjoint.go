@@ -26,13 +26,7 @@ func (r *rerouter) waitFor(b, d int32) bool {
 // (the pair's share that the ceiling counts). It costs one walk per
 // neighbour and a subset search over 2^LMC routes (LMC ≤ 3).
 func (r *rerouter) satisfied(b int32, lid lft.LID, own lft.PortLIDs) bool {
-	r.sib, r.sibAt = r.sib[:0], r.sibAt[:0]
-	for l := own.Base; l <= own.Top(); l++ {
-		if h := r.routeLen(b, l); l != lid && h >= 0 && h <= 3 {
-			r.walk(b, l, func(ch int32) { r.sib = append(r.sib, ch) })
-			r.sibAt = append(r.sibAt, len(r.sib))
-		}
-	}
+	r.routesOf(b, own, lid)
 	want := min(3, 1<<own.LMC)
 	for p, n := range r.m.nbr[b] {
 		if n < 0 || !r.usable(n, lid) || r.dist[n] >= 3 {
@@ -49,6 +43,20 @@ func (r *rerouter) satisfied(b int32, lid lft.LID, own lft.PortLIDs) bool {
 		}
 	}
 	return false
+}
+
+// routesOf puts in r.sib the routes of at most three hops from switch u
+// to the LIDs of port own but skip (0: none), each ending at its r.sibAt
+// entry, for mostDisjoint; the hops count to the destination switch
+// (isRoot).
+func (r *rerouter) routesOf(u int32, own lft.PortLIDs, skip lft.LID) {
+	r.sib, r.sibAt = r.sib[:0], r.sibAt[:0]
+	for l := own.Base; l <= own.Top(); l++ {
+		if h := r.routeLen(u, l); l != skip && h >= 0 && h <= 3 {
+			r.walk(u, l, func(ch int32) { r.sib = append(r.sib, ch) })
+			r.sibAt = append(r.sibAt, len(r.sib))
+		}
+	}
 }
 
 // mostDisjoint returns the most pairwise channel-disjoint routes among

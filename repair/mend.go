@@ -130,17 +130,15 @@ func (r *rerouter) mendPair(t touched, own lft.PortLIDs, st *Stats) bool {
 
 // upstream holds, for a move of switch s's entry for a LID, the switches
 // with HCAs whose routes to it run through s, with s last, and their
-// routes' hops and disjoint routes to the LID's port before the move.
+// disjoint routes to the LID's port before the move.
 type upstream struct {
 	sw       []int32
-	hops     []int
 	disjoint []int
 }
 
 func (r *rerouter) upstreamOf(s int32, lid lft.LID, own lft.PortLIDs) *upstream {
 	up := &upstream{sw: append(r.through(s, lid), s)}
 	for _, u := range up.sw {
-		up.hops = append(up.hops, r.routeLen(u, lid))
 		up.disjoint = append(up.disjoint, r.pairDisjoint(u, own))
 	}
 	return up
@@ -155,7 +153,7 @@ func (r *rerouter) upstreamOf(s int32, lid lft.LID, own lft.PortLIDs) *upstream 
 // upstreamOf across the moves of one LID. It leaves the tables as they
 // were.
 func (r *rerouter) tryMove(s int32, lid lft.LID, p int32, own lft.PortLIDs, have int, ups **upstream) (mendMove, bool) {
-	old := r.rows[s][lid]
+	old, was := r.rows[s][lid], r.routeLen(s, lid)
 	r.rows[s][lid] = uint8(p)
 	defer func() { r.rows[s][lid] = old }()
 	mv := mendMove{s: s, p: p, lid: lid, hops: r.routeLen(s, lid)}
@@ -171,7 +169,7 @@ func (r *rerouter) tryMove(s int32, lid lft.LID, p int32, own lft.PortLIDs, have
 		r.rows[s][lid] = uint8(p)
 	}
 	up := *ups
-	mv.longer0 = lid == own.Base && mv.hops > up.hops[len(up.sw)-1]
+	mv.longer0 = lid == own.Base && mv.hops > was
 	for i, u := range up.sw {
 		if r.onSpare(u, lid) {
 			return mendMove{}, false
@@ -278,14 +276,7 @@ func (r *rerouter) through(s int32, lid lft.LID) []int32 {
 // pairDisjoint returns how many pairwise channel-disjoint routes of at
 // most three hops switch u has to the LIDs of port own.
 func (r *rerouter) pairDisjoint(u int32, own lft.PortLIDs) int {
-	r.sib, r.sibAt = r.sib[:0], r.sibAt[:0]
-	for l := own.Base; l <= own.Top(); l++ {
-		if h := r.routeLen(u, l); h < 0 || h > 3 {
-			continue
-		}
-		r.walk(u, l, func(ch int32) { r.sib = append(r.sib, ch) })
-		r.sibAt = append(r.sibAt, len(r.sib))
-	}
+	r.routesOf(u, own, 0)
 	return r.mostDisjoint()
 }
 

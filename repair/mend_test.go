@@ -14,8 +14,8 @@ import (
 
 // TestMendingMovesOnlyToGivePairsPathsBack follows the chains of
 // TestChainsOfFailuresRepairEveryStep (seed 1, 4 and 8 VLs) with
-// Options.Mend, and at every failure step repairs the same tables without
-// it too. Judged with stepJudge's walker (no code shared with the
+// Options.Mend (runChain), and at every step repairs the same tables
+// without it too. Judged with stepJudge's walker (no code shared with the
 // repair): the mended tables pass the verifier; they differ from the
 // unmended ones in exactly Stats.Mended LFT entries, each on a switch
 // whose pair with that LID's port got more disjoint routes of at most
@@ -30,41 +30,24 @@ func TestMendingMovesOnlyToGivePairsPathsBack(t *testing.T) {
 		}
 		for _, vls := range []int{4, 8} {
 			t.Run(fmt.Sprintf("%s/vls=%d", cf.name, vls), func(t *testing.T) {
-				f, err := cf.build()
-				if err != nil {
-					t.Fatal(err)
-				}
-				base, err := pipeline.Run(f, pipeline.Config{Layers: 4, VLs: vls, Seed: 1, LMC: -1, Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				steps, err := failures.Chain(f, 0.05, 2, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cur, mended, pairs := base.Tables, 0, 0
-				for i, step := range steps {
-					opts := repair.Options{Workers: 2, VLs: vls, Base: base.Tables}
-					strict, _, err := repair.Repair(cur, step.Fabric, opts)
+				var last *lft.Tables
+				steps, mended, pairs := 0, 0, 0
+				base := runChain(t, cf, vls, 1, true, func(t *testing.T, step failures.Step, base, prev, got *lft.Tables, st repair.Stats) {
+					steps++
+					where := fmt.Sprintf("step %d (%s)", steps, step.Change)
+					strict, _, err := repair.Repair(prev, step.Fabric, repair.Options{Workers: 2, VLs: vls, Base: base})
 					if err != nil {
-						t.Fatalf("step %d (%s): %v", i+1, step.Change, err)
+						t.Fatalf("%s, without mending: %v", where, err)
 					}
-					opts.Mend = true
-					got, st, err := repair.Repair(cur, step.Fabric, opts)
-					if err != nil {
-						t.Fatalf("step %d (%s), mending: %v", i+1, step.Change, err)
-					}
-					where := fmt.Sprintf("step %d (%s)", i+1, step.Change)
 					if (step.Back || !cf.diameter2) && st.Mended > 0 {
 						t.Fatalf("%s: %d entries mended", where, st.Mended)
 					}
 					checkVerified(t, got, vls)
 					judgeMending(t, where, strict, got, st)
-					mended, pairs = mended+st.Mended, pairs+st.MendedPairs
-					cur = got
-				}
-				sameTables(t, base.Tables, cur)
-				t.Logf("%d steps: %d entries mended for %d pairs", len(steps), mended, pairs)
+					mended, pairs, last = mended+st.Mended, pairs+st.MendedPairs, got
+				})
+				sameTables(t, base, last)
+				t.Logf("%d steps: %d entries mended for %d pairs", steps, mended, pairs)
 			})
 		}
 	}

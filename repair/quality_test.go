@@ -180,15 +180,9 @@ func TestChainsKeepUpWithARecomputeAsTheDesign(t *testing.T) {
 		q     int
 		seeds uint64
 	}{{7, 3}, {9, 1}} {
-		f, err := slimfly.Build(slimfly.Params{Q: c.q})
-		if err != nil {
-			t.Fatal(err)
-		}
 		cfg := pipeline.Config{Layers: 4, VLs: 4, Seed: 1, LMC: -1, Workers: 2}
-		base, err := pipeline.Run(f, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := routed(t, c.q, "", 0, 1) // the intact routing, as cfg routes it
+		f := base.Tables.Fabric()
 		for seed := uint64(1); seed <= c.seeds; seed++ {
 			steps, err := failures.Chain(f, 0.05, 2, seed)
 			if err != nil {

@@ -184,22 +184,7 @@ func TestPluginRepairsAfterACableFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw, _ := f.NodeByName("sw-0-0-0")
-	var li int
-	for p := 1; p <= f.Ports(sw); p++ {
-		if peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: p}); ok && f.Kind(peer.Node) == fabric.Switch {
-			li, _ = f.LinkAt(fabric.PortRef{Node: sw, Port: p})
-			break
-		}
-	}
-	broken, err := f.Without(nil, []int{li})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := fabric.WriteJSON(&b, broken); err != nil {
-		t.Fatal(err)
-	}
+	broken, b := withoutACable(t, f)
 	repaired, err := Compute(b.Bytes(), cfg, 2, first)
 	if err != nil {
 		t.Fatal(err)
@@ -538,22 +523,7 @@ func TestPluginRoutesForTheJobFile(t *testing.T) {
 // differ in exactly those entries.
 func TestPluginMendsUnlessTold(t *testing.T) {
 	f, js := subnet(t, 2)
-	sw, _ := f.NodeByName("sw-0-0-0")
-	var li int
-	for p := 1; p <= f.Ports(sw); p++ {
-		if peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: p}); ok && f.Kind(peer.Node) == fabric.Switch {
-			li, _ = f.LinkAt(fabric.PortRef{Node: sw, Port: p})
-			break
-		}
-	}
-	broken, err := f.Without(nil, []int{li})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := fabric.WriteJSON(&b, broken); err != nil {
-		t.Fatal(err)
-	}
+	broken, b := withoutACable(t, f)
 	var states [2]*State
 	var moved [2]int
 	for i, text := range []string{"vls = 4\n", "vls = 4\nmend = false\n"} {
@@ -591,4 +561,27 @@ func TestPluginMendsUnlessTold(t *testing.T) {
 	if differ != moved[0] {
 		t.Fatalf("the repairs differ in %d entries, %d were mended", differ, moved[0])
 	}
+}
+
+// withoutACable returns f without the first switch-to-switch cable of
+// sw-0-0-0, and that fabric as the shim hands it over.
+func withoutACable(t *testing.T, f *fabric.Fabric) (*fabric.Fabric, *bytes.Buffer) {
+	t.Helper()
+	sw, _ := f.NodeByName("sw-0-0-0")
+	var li int
+	for p := 1; p <= f.Ports(sw); p++ {
+		if peer, ok := f.Peer(fabric.PortRef{Node: sw, Port: p}); ok && f.Kind(peer.Node) == fabric.Switch {
+			li, _ = f.LinkAt(fabric.PortRef{Node: sw, Port: p})
+			break
+		}
+	}
+	broken, err := f.Without(nil, []int{li})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := fabric.WriteJSON(&b, broken); err != nil {
+		t.Fatal(err)
+	}
+	return broken, &b
 }
