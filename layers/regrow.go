@@ -2,7 +2,6 @@ package layers
 
 import (
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 )
 
@@ -114,9 +113,8 @@ type regrower struct {
 	dist     []int32
 	order    []int32
 	members  [][]int
-	pcg      *rand.PCG
 	clock    [2]int // the annealing's step and its budget (keep)
-	rng      *rand.Rand
+	rng      draws
 	seed     uint64
 	cur, old growTree
 	deltas   []chanDelta // the channel loads a step changes
@@ -280,10 +278,9 @@ func newRegrower(g *graph, r *Routing, seed uint64, led *ledger) *regrower {
 	rg := &regrower{g: g, r: r, seed: seed, layer: led.layer, total: led.total,
 		dist: make([]int32, S), order: make([]int32, 0, S),
 		cur: newGrowTree(S, r.layers), old: newGrowTree(S, r.layers)}
-	rg.pcg = rand.NewPCG(seed, 0)
+	rg.rng.seed(seed, 0)
 	rg.kept = make([][]int32, r.layers)
 	rg.nbIdx = make([]int32, S)
-	rg.rng = rand.New(rg.pcg)
 	rg.members = sharers(r)
 	rg.chanOf = make([]int32, S*S)
 	for i := range rg.chanOf {
@@ -672,7 +669,7 @@ func (rg *regrower) annealKept(gt *growTree, d int, best *int) bool {
 	rg.cell = rg.lastHopShares(gt, rg.cell)
 	rg.addTree(gt, 1)
 	defer rg.addTree(gt, -1)
-	rg.pcg.Seed(rg.seed, uint64(d)|1<<40)
+	rg.rng.seed(rg.seed, uint64(d)|1<<40)
 	rg.anneal(gt, regrowSteps*len(rg.g.adj))
 	n := gt.short(rg.want())
 	if n >= *best || !rg.withinCaps() {
@@ -748,26 +745,26 @@ func (rg *regrower) anneal(gt *growTree, steps int) {
 			}
 		}
 		rg.clock = [2]int{i, steps}
-		k := rg.rng.IntN(len(gt.par))
-		move := rg.rng.IntN(3)
+		k := rg.rng.intN(len(gt.par))
+		move := rg.rng.intN(3)
 		if polishing {
 			move = 2
 		}
 		switch move {
 		case 0: // a short source or its next switch
-			v := int(short[rg.rng.IntN(len(short))])
-			if p := gt.par[k][v]; rg.rng.IntN(2) == 0 && p >= 0 && int(p) != gt.t {
+			v := int(short[rg.rng.intN(len(short))])
+			if p := gt.par[k][v]; rg.rng.intN(2) == 0 && p >= 0 && int(p) != gt.t {
 				v = int(p)
 			}
 			rg.try(gt, k, v, rg.randomPeer(v))
 		case 1: // a short source over a neighbour to its neighbour
-			s := int(short[rg.rng.IntN(len(short))])
+			s := int(short[rg.rng.intN(len(short))])
 			y := rg.randomPeer(s)
 			if m := rg.randomPeer(int(y)); int(y) != gt.t && int(m) != s {
 				rg.tryVia(gt, k, s, y, m)
 			}
 		default:
-			v := rg.rng.IntN(len(g.adj))
+			v := rg.rng.intN(len(g.adj))
 			rg.try(gt, k, v, rg.randomPeer(v))
 		}
 	}
@@ -834,7 +831,7 @@ func (rg *regrower) unstep(gt *growTree, k, v int, old int32) {
 // e^(gain/temp) at the temperature of the annealing's step (rg.clock;
 // found only for a loss, as most gains are).
 func (rg *regrower) keep(gain cost) bool {
-	return gain >= 0 || accepts(-gain, annealTemp(rg.clock[0], rg.clock[1]), uint32(rg.rng.Uint64()>>32))
+	return gain >= 0 || accepts(-gain, annealTemp(rg.clock[0], rg.clock[1]), rg.rng.uint32())
 }
 
 // annealTemp is the temperature of step i of steps: from 0.62 disjoint
@@ -1069,7 +1066,7 @@ func (rg *regrower) farRoutes(planner *almost, p *entryPlan) [][]entryRoute {
 // randomPeer returns a neighbour of v, drawn evenly over its channels.
 func (rg *regrower) randomPeer(v int) int32 {
 	g := rg.g
-	return g.peer[g.chOff[v]+rg.rng.IntN(g.chOff[v+1]-g.chOff[v])]
+	return g.peer[g.chOff[v]+rg.rng.intN(g.chOff[v+1]-g.chOff[v])]
 }
 
 // lastHopShares returns, per layer ≥ 1 (from 0) and neighbour of the
