@@ -74,7 +74,8 @@ func TestQualityAfterFailuresFollowsTheCeiling(t *testing.T) {
 }
 
 // TestChainOfRepairsAgainstAFullRecompute follows seeded chains of
-// failures on Slim Fly q = 5 and 7 (4 and 8 VLs, seeds 1 and 2; -short: 4
+// failures on Slim Fly q = 5 and 7, the two-level Clos and the three-level
+// fat tree of chainFabrics (4 and 8 VLs, seeds 1 and 2; -short: 4
 // VLs, seed 1; cables one at a time up to 5 %, two switches, everything
 // back), each step repaired with mending (Options.Mend, as the plugin and
 // route --previous run), and at every fourth failure step (on a longer
@@ -85,7 +86,13 @@ func TestQualityAfterFailuresFollowsTheCeiling(t *testing.T) {
 // TestEachRepairKeepsWhatAnyRepairOfItsStepCould), and the repair
 // changes at most a tenth of the entries the recompute would (every
 // entry changed moves traffic; no more than it, where the recompute
-// routes the fabric as its design and repairs that, pipeline.Completion).
+// routes the fabric as its design and repairs that, pipeline.Completion;
+// on the Clos and the fat tree, whose up/down recompute moves few
+// entries after a cable, the counts are logged). On the fat tree's DFSSSP
+// tables a route that no SL in use fits goes on a DFSSSP layer; before
+// such routes were ordered by the channels they share with the pair's
+// other routes (as the routes that fit are), its seed-2 chain ended 3.81
+// points under the recompute.
 // The ceiling, the mean entries changed per step and the time per repair
 // are logged (docs/quality.md, "After failures").
 func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
@@ -93,7 +100,7 @@ func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
 	if testing.Short() {
 		seeds, vls = 1, vls[:1]
 	}
-	for _, cf := range chainFabrics[:2] {
+	for _, cf := range chainFabrics[:4] {
 		f, err := cf.build()
 		if err != nil {
 			t.Fatal(err)
@@ -105,13 +112,16 @@ func TestChainOfRepairsAgainstAFullRecompute(t *testing.T) {
 				t.Fatal(err)
 			}
 			for seed := uint64(1); seed <= seeds; seed++ {
-				chainAgainstRecompute(t, fmt.Sprintf("%s %d VLs seed %d", cf.name, v, seed), base.Tables, cfg, seed)
+				chainAgainstRecompute(t, fmt.Sprintf("%s %d VLs seed %d", cf.name, v, seed), base.Tables, cfg, seed, cf.diameter2)
 			}
 		}
 	}
 }
 
-func chainAgainstRecompute(t *testing.T, name string, base *lft.Tables, cfg pipeline.Config, seed uint64) {
+// chainAgainstRecompute runs one chain (see
+// TestChainOfRepairsAgainstAFullRecompute); the entries a repair changes
+// are held against the recompute's on designs of diameter 2 only.
+func chainAgainstRecompute(t *testing.T, name string, base *lft.Tables, cfg pipeline.Config, seed uint64, diameter2 bool) {
 	steps, err := failures.Chain(base.Fabric(), 0.05, 2, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +163,7 @@ func chainAgainstRecompute(t *testing.T, name string, base *lft.Tables, cfg pipe
 				case full.Completed != nil && st.Changed > moved:
 					// routed as the design and repaired: as few change
 					t.Errorf("%s: the repair changed %d entries, more than a full recompute's %d", msg, st.Changed, moved)
-				case full.Completed == nil && st.Changed*10 > moved:
+				case diameter2 && full.Completed == nil && st.Changed*10 > moved:
 					t.Errorf("%s: the repair changed %d entries, more than a tenth of a full recompute's %d", msg, st.Changed, moved)
 				}
 			}
@@ -236,5 +246,5 @@ func TestChainOnQ11AgainstARecompute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chainAgainstRecompute(t, "slimfly-q11", base.Tables, cfg, 1)
+	chainAgainstRecompute(t, "slimfly-q11", base.Tables, cfg, 1, true)
 }

@@ -255,7 +255,12 @@ func (r *rerouter) push(s, d int32) {
 // hops, then the channel with the fewest LIDs routed over it, then the
 // lowest port. (Keeping the SLs before sharing fewer channels changed
 // less than half the path SLs, and left Slim Fly q = 5 4.6 points fewer
-// pairs with three disjoint paths after 8 cables: docs/quality.md.)
+// pairs with three disjoint paths after 8 cables: docs/quality.md.) A
+// route no SL in use fits goes on a spare pair (on DFSSSP's tables: one
+// of its layers), the fewest hops first, then again the fewest channels
+// shared with the pair's other routes, the least loaded, the lowest port
+// (ordered by load alone, a three-level fat tree's chain of failures
+// ended 3.8 points under a full recompute: TestChainOfRepairsAgainstAFullRecompute).
 func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error {
 	load := r.loadOf(b)
 	cands := r.cands[:0]
@@ -335,9 +340,7 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 		last, extra = max(h, min(h+extra, 3)), 0
 	}
 	r.group = group
-	slices.SortFunc(cands, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(hops(x), hops(y)), cmp.Compare(load[x], load[y]), cmp.Compare(x, y))
-	})
+	r.forPairs(b, lid, own, cands, load, sibs)
 	if len(cands) == 0 {
 		r.rows[b][lid] = old
 		return fmt.Errorf("%s has no neighbour that reaches LID 0x%04x", r.m.f.Name(r.m.switches[b]), lid)
@@ -358,6 +361,26 @@ func (r *rerouter) choose(b int32, lid lft.LID, rows []*slRow, st *Stats) error 
 	}
 	r.rows[b][lid] = uint8(cands[0])
 	return r.noSLError(b, lid)
+}
+
+// forPairs orders b's candidates for a spare pair: the fewest hops, then
+// the fewest channels shared with b's routes to the other LIDs of lid's
+// port own (collected in r.sib unless sibs says they are), the least
+// loaded, the lowest port.
+func (r *rerouter) forPairs(b int32, lid lft.LID, own lft.PortLIDs, cands, load []int32, sibs bool) {
+	if len(cands) > 1 && !sibs {
+		r.siblingChannels(b, lid, own)
+	}
+	for _, p := range cands {
+		r.share[p] = 0
+		if len(cands) > 1 {
+			r.share[p] = r.shared(b, p, lid)
+		}
+	}
+	hops := func(p int32) int32 { return r.dist[r.m.nbr[b][p]] + 1 }
+	slices.SortFunc(cands, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(hops(x), hops(y)), cmp.Compare(r.share[x], r.share[y]), cmp.Compare(load[x], load[y]), cmp.Compare(x, y))
+	})
 }
 
 // placeOnPair gives the first of cands whose route a spare pair takes
