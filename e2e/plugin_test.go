@@ -278,6 +278,9 @@ func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt 
 	if said == nil || said[1] != strconv.Itoa(blocks) {
 		t.Errorf("%d LFT blocks differ between the sweeps as ibroute reads them; the plugin said %v", blocks, said)
 	}
+	if said := regexp.MustCompile(`against the last routing (\d+) LFT entries`).FindStringSubmatch(last); said == nil || said[1] != strconv.Itoa(len(entries)) {
+		t.Errorf("%d LFT entries differ between the sweeps as ibroute reads them; the plugin said %v", len(entries), said)
+	}
 	hostOf := map[lft.LID]string{}
 	for _, j := range append(js, js2...) {
 		for _, h := range j.Hosts {

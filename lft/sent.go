@@ -9,6 +9,14 @@ import "slimroute/fabric"
 // matched by GUID. OpenSM sends an LFT block only where it differs from
 // what the switch holds.
 func Sent(a, b *Tables) (blocks, sl2vl int) {
+	blocks, sl2vl = SentToSwitches(a, b)
+	return blocks, sl2vl + sentCA(a, b)
+}
+
+// SentToSwitches is Sent without the HCA ports' SL-to-VL tables, which
+// route's files do not record: what tables read back from them can be
+// compared in.
+func SentToSwitches(a, b *Tables) (blocks, sl2vl int) {
 	fa, fb := a.Fabric(), b.Fabric()
 	for _, sw := range b.SortedSwitches() {
 		nb := b.lft[b.switchIndex(sw)] // read, not kept: no copy
@@ -39,7 +47,7 @@ func Sent(a, b *Tables) (blocks, sl2vl int) {
 			}
 		}
 	}
-	return blocks, sl2vl + sentCA(a, b)
+	return blocks, sl2vl
 }
 
 // sentCA counts the LID-holding HCA ports of b whose SL-to-VL table

@@ -397,3 +397,49 @@ func names(path, word string) bool {
 	})
 	return found
 }
+
+// againstPrevious is what a full recompute changes against the routing
+// route wrote into Previous, where --previous asked for a repair: the
+// LFT entries (switch, LID) and path SLs (HCA port, LID) that differ
+// (lft.Changed), and the LFT blocks and switches' SL2VL tables a subnet
+// manager would send (lft.SentToSwitches: route's files do not record
+// the HCA ports' SL2VL tables).
+type againstPrevious struct {
+	Previous string `json:"previous"`
+	Entries  int    `json:"lft_entries_changed"`
+	PathSLs  int    `json:"path_sls_changed"`
+	Blocks   int    `json:"lft_blocks_to_send"`
+	SL2VL    int    `json:"sl2vl_tables_to_send"`
+	// Unread says why the previous tables were not compared (the other
+	// fields are then 0)
+	Unread string `json:"unread,omitempty"`
+}
+
+// compareWithPrevious compares tab with the tables route wrote into
+// prevDir, read onto the fabric they were routed for (its fabric.json;
+// without one, onto f).
+func compareWithPrevious(prevDir string, f *fabric.Fabric, tab *lft.Tables) *againstPrevious {
+	out := &againstPrevious{Previous: prevDir}
+	onto, err := previousFabric(prevDir)
+	if err == nil && onto == nil {
+		onto = f
+	}
+	var prev *lft.Tables
+	if err == nil {
+		prev, _, err = readPrevious(prevDir, onto)
+	}
+	if err != nil {
+		out.Unread = err.Error()
+		return out
+	}
+	out.Entries, out.PathSLs = lft.Changed(prev, tab)
+	out.Blocks, out.SL2VL = lft.SentToSwitches(prev, tab)
+	return out
+}
+
+func (p *againstPrevious) String() string {
+	if p.Unread != "" {
+		return fmt.Sprintf("against the routing in %s: not compared (%s)", p.Previous, p.Unread)
+	}
+	return fmt.Sprintf("against the routing in %s: %d LFT entries and %d path SLs changed; to send: %d LFT blocks of 64 LIDs and %d SL2VL tables (switch, in port, out port)", p.Previous, p.Entries, p.PathSLs, p.Blocks, p.SL2VL)
+}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"slimroute/fabric"
+	"slimroute/lft"
 	"slimroute/slimfly"
 	"slimroute/verify"
 )
@@ -144,6 +145,7 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 			}
 		} else {
 			recomputed++
+			checkAgainstPrevious(t, name, out, prevDir, outDir, before, now)
 			if mayRepair {
 				t.Logf("%s: recomputed:\n%s", name, out[:strings.Index(out, "\n")])
 			}
@@ -167,6 +169,35 @@ func TestRoutePreviousAsksForTheSameRouting(t *testing.T) {
 	t.Logf("%d repaired, %d recomputed", repaired, recomputed)
 	if repaired == 0 || recomputed == 0 {
 		t.Fatalf("the cases drew %d repairs and %d recomputes: want both", repaired, recomputed)
+	}
+}
+
+// checkAgainstPrevious: a full recompute in place of a repair says, in
+// its output and its summary.json, what it changes against the previous
+// routing — lft.Changed and lft.SentToSwitches of the two directories'
+// tables, read here onto the fabrics each was routed for.
+func checkAgainstPrevious(t *testing.T, name, out, prevDir, outDir string, before, now *fabric.Fabric) {
+	t.Helper()
+	a, _, err := readPrevious(prevDir, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := readPrevious(outDir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := againstPrevious{Previous: prevDir}
+	want.Entries, want.PathSLs = lft.Changed(a, b)
+	want.Blocks, want.SL2VL = lft.SentToSwitches(a, b)
+	var sum struct {
+		Against *againstPrevious `json:"against_previous"`
+	}
+	text, err := os.ReadFile(filepath.Join(outDir, "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(text, &sum)
+	}
+	if err != nil || sum.Against == nil || *sum.Against != want || !strings.Contains(out, want.String()+"\n") {
+		t.Fatalf("%s: summary.json says %+v (%v), want %+v, in the output too:\n%s", name, sum.Against, err, want, out)
 	}
 }
 

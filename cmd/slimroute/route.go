@@ -51,7 +51,10 @@ type routeSummary struct {
 	// was routed as its design and the tables repaired for it (the
 	// layers and deadlock figures are then the design's)
 	Completed *pipeline.Completion `json:"completed,omitempty"`
-	Files     []string             `json:"files"`
+	// AgainstPrevious says, for a full recompute where --previous asked
+	// for a repair, what it changes against that routing
+	AgainstPrevious *againstPrevious `json:"against_previous,omitempty"`
+	Files           []string         `json:"files"`
 }
 
 func routeCommand() *cli.Command {
@@ -145,6 +148,9 @@ Examples:
 			}
 			if res.Routing.Traffic != nil {
 				sum.Jobs = &jobsRouted{File: c.String("jobs"), Pass: *res.Routing.Traffic}
+			}
+			if prev := c.String("previous"); prev != "" {
+				sum.AgainstPrevious = compareWithPrevious(prev, f, res.Tables)
 			}
 			files = append(files, outputFile{"timings.json", func(w io.Writer) error {
 				lap("write_ms") // written last: the files before it are written, their renames left
@@ -328,6 +334,9 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 		verdict = "CYCLE " + rep.CycleString()
 	}
 	fmt.Fprintf(out, "verifier: every LID reachable, no loops, %s (%d paths, %d channels, %d dependencies, %d VLs)\n", verdict, rep.Walks, rep.Channels, rep.Dependencies, rep.VLs)
+	if p := sum.AgainstPrevious; p != nil {
+		fmt.Fprintln(out, p)
+	}
 	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.Clean(dir), strings.Join(sum.Files, ","))
 }
 

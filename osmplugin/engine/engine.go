@@ -119,9 +119,11 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	}
 	sent := ""
 	if last != nil {
-		// what the full recompute moves: OpenSM sends what differs
+		// what the full recompute moves: OpenSM sends what differs, and
+		// hosts ask the SA again for the path SLs that change
 		blocks, sl2vl := lft.Sent(last.tables, res.Tables)
-		sent = fmt.Sprintf("; to send: %d LFT blocks, %d SL2VL tables", blocks, sl2vl)
+		entries, sls := lft.Changed(last.tables, res.Tables)
+		sent = fmt.Sprintf("; against the last routing %d LFT entries and %d path SLs change; to send: %d LFT blocks, %d SL2VL tables", entries, sls, blocks, sl2vl)
 	}
 	st := &State{tables: res.Tables, base: res.Tables, origin: res.Tables, settings: settings, jobs: jobsText, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
 	if last != nil && last.base != nil && bytes.Equal(last.settings, settings) && smallChange(last.base.Fabric(), f) == "" {

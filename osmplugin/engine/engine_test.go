@@ -220,6 +220,33 @@ func TestPluginRepairsAfterACableFails(t *testing.T) {
 	if rb == 0 || fb <= rb {
 		t.Fatalf("the repair sends %d LFT blocks, the full recompute %d", rb, fb)
 	}
+	// the recompute says how many LFT entries it changes, counted here
+	var said, sls int
+	i := strings.Index(full.Summary(), "against the last routing ")
+	if i < 0 {
+		t.Fatalf("no count of the entries changed: %s", full.Summary())
+	}
+	if _, err := fmt.Sscanf(full.Summary()[i:], "against the last routing %d LFT entries and %d path SLs change", &said, &sls); err != nil {
+		t.Fatal(err)
+	}
+	moved, at := 0, func(tab []uint8, lid int) uint8 { // beyond the table: a drop
+		if lid < len(tab) {
+			return tab[lid]
+		}
+		return 0xFF
+	}
+	for _, id := range broken.IDsOf(fabric.Switch) {
+		now, _ := full.LFT(broken.GUID(id))
+		before, _ := first.LFT(broken.GUID(id))
+		for lid := 1; lid < max(len(now), len(before)); lid++ {
+			if at(now, lid) != at(before, lid) {
+				moved++
+			}
+		}
+	}
+	if said != moved || moved == 0 || sls == 0 {
+		t.Fatalf("the full recompute says %d LFT entries and %d path SLs change; %d entries differ", said, sls, moved)
+	}
 	back, err := Compute(js, cfg, 2, repaired)
 	if err != nil || !strings.Contains(back.Summary(), "repaired the last") {
 		t.Fatalf("the cable back: %v %s", err, back.Summary())
