@@ -375,6 +375,34 @@ func dsatur(nbr [][]int32) ([]int, int) {
 	return colors, used
 }
 
+// HopsKeeping returns the hop-indexed assignment of r under prev's
+// colours (AssignHops of a routing of the same switches, by switch
+// index), so that the SL-to-VL tables stay prev's and a route's SL is the
+// colour of its second switch, as before — a switch-over from prev's
+// routing changes no SL-to-VL table (layers.SwitchOver). ok is false when
+// prev is no such assignment (its colours a HyperX grid's, or routes of
+// four hops or more on it), or a route of r has more than three hops or
+// its second and third switch share a colour. Cost: a walk of every
+// route of r on workers goroutines.
+func HopsKeeping(prev *Assignment, r *layers.Routing, workers int) (*Assignment, bool) {
+	if prev == nil || prev.Scheme != SchemeHops || prev.grid || prev.fourHops || prev.LongRoutes > 0 || len(prev.Colors) != r.NumSwitches() {
+		return nil, false
+	}
+	bad := make([]bool, max(1, workers)) // apart, per worker
+	err := eachPath(r, max(1, workers), func(w, _ int, p path, hops int) {
+		if hops > 3 || hops == 3 && prev.Colors[p.v[1]] == prev.Colors[p.v[2]] {
+			bad[w] = true
+		}
+	})
+	if err != nil || slices.Contains(bad, true) {
+		return nil, false
+	}
+	a := newHopAssignment(r)
+	a.Colors = slices.Clone(prev.Colors)
+	a.VLs, a.SLs, a.Needed, a.longSL = prev.VLs, prev.SLs, prev.Needed, prev.longSL
+	return a, true
+}
+
 // HopsFor returns the hop-indexed assignment a (AssignHops of a
 // template's routing, layers.Template.Routing) for r, a routing whose
 // tables are the template's as they are (r.OfTemplate): the same routes,

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"slimroute/analysis"
 	"slimroute/clos"
 	"slimroute/fabric"
 	"slimroute/jobs"
@@ -140,23 +139,8 @@ func partedMixes(t *testing.T, rng *rand.Rand, fabrics []*fabric.Fabric, bases [
 // walk.
 func routedForJobs(t *testing.T, f *fabric.Fabric, cfg pipeline.Config, base *pipeline.Result, js []jobs.Job) (b, a *jobs.Report) {
 	t.Helper()
-	tr, err := jobs.Traffic(f, js, "jobs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Traffic = tr
-	res, err := pipeline.Run(f, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	share := func(r *pipeline.Result) float64 {
-		rep, err := analysis.Analyze(r.Tables, analysis.Options{Permutations: 1, Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 100 * float64(rep.Disjoint[3]) / float64(rep.Pairs)
-	}
-	if was, now := share(base), share(res); now < was-1 {
+	res := routeFor(t, f, cfg, js)
+	if was, now := share(t, base), share(t, res); now < was-1 {
 		t.Errorf("%d switches: %.2f %% of the pairs have three disjoint paths with --jobs, %.2f %% without", f.SwitchView().NumSwitches(), now, was)
 	}
 	for _, r := range []*pipeline.Result{base, res} {

@@ -58,7 +58,9 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 			t.copyTo(r)
 			r.template = t
 			lap("template")
-			forTraffic(g, r, opts.Traffic, lap) // (the jobs' pass starts from the finished layers)
+			if err := forTraffic(g, r, opts, lap); err != nil { // (the jobs' pass starts from the finished layers)
+				return nil, err
+			}
 			r.Passes = w.Laps()
 			return r, nil
 		}
@@ -72,7 +74,9 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 	r = newRouting(f, g, opts)
 	if opts.MinLen == 0 && routeFatTree(g, r) {
 		lap("fattree")
-		forTraffic(g, r, opts.Traffic, lap)
+		if err := forTraffic(g, r, opts, lap); err != nil {
+			return nil, err
+		}
 		r.Passes = w.Laps()
 		return r, nil
 	}
@@ -94,24 +98,35 @@ func Compute(f *fabric.Fabric, opts Options) (*Routing, error) {
 		}
 		lap("expand")
 	}
-	forTraffic(g, r, opts.Traffic, lap)
+	if err := forTraffic(g, r, opts, lap); err != nil {
+		return nil, err
+	}
 	r.Passes = w.Laps()
 	return r, nil
 }
 
 // forTraffic runs the traffic pass (traffic.go) when there is traffic,
-// and recounts the statistics of the layers it changed.
-func forTraffic(g *graph, r *Routing, t *Traffic, lap func(pass string)) {
-	if t == nil {
-		return
+// from opts.SwitchOver's previous routing when given (switchover.go), and
+// recounts the statistics of the layers it changed.
+func forTraffic(g *graph, r *Routing, opts Options, lap func(pass string)) error {
+	if opts.Traffic == nil {
+		return nil
 	}
-	st := routeTraffic(g, r, t)
+	var guard *switchGuard
+	if opts.SwitchOver != nil {
+		var err error
+		if guard, err = startFrom(g, r, opts.SwitchOver); err != nil {
+			return err
+		}
+	}
+	st := routeTraffic(g, r, opts.Traffic, guard)
 	r.Traffic = &st
 	if st.Moves > 0 {
 		recountStats(g, r)
 		r.template = nil // (its tables changed)
 	}
 	lap("traffic")
+	return nil
 }
 
 // newRouting sets up the routing of g: its bounds, trees per switch,

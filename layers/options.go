@@ -126,6 +126,13 @@ type Options struct {
 	// Template is then not used.
 	Traffic *Traffic
 
+	// SwitchOver, with Traffic, routes for it starting from a previous
+	// routing of the same fabric, with moves that keep every mix of the
+	// two sets of tables deadlock-free under the previous hop-indexed VLs
+	// (switchover.go). Compute fails when the previous routing is not of
+	// this fabric.
+	SwitchOver *SwitchOver
+
 	// Clock, when set, times the passes (Routing.Passes); the caller
 	// passes time.Now, or a fake clock in tests.
 	Clock func() time.Time

@@ -79,7 +79,7 @@ func (t *Template) Switches() int { return len(t.hosts) }
 // layers a template holds (no avoided cables: a template has none; the
 // jobs' traffic pass runs on its layers, as on computed ones).
 func comparable(opts Options) Options {
-	opts.Workers, opts.Clock, opts.Template, opts.AvoidLinks, opts.Traffic = 0, nil, nil, nil, nil
+	opts.Workers, opts.Clock, opts.Template, opts.AvoidLinks, opts.Traffic, opts.SwitchOver = 0, nil, nil, nil, nil, nil
 	return opts
 }
 

@@ -116,8 +116,11 @@ func checkTraffic(f *fabric.Fabric, t *Traffic, layers int) error {
 }
 
 // routeTraffic runs the pass on a finished routing.
-func routeTraffic(g *graph, r *Routing, t *Traffic) TrafficStats {
+func routeTraffic(g *graph, r *Routing, t *Traffic, guard *switchGuard) TrafficStats {
 	tp := newTrafficPass(g, r, t)
+	if tp.guard = guard; guard != nil {
+		tp.lost = guard.spent
+	}
 	st := TrafficStats{Flows: tp.nFlows, Before: tp.cost()}
 	tp.rounds(&st)
 	tp.shave(&st)

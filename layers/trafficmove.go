@@ -311,7 +311,7 @@ func (tp *trafficPass) allowed(k, d int, mv trafficMove, behind []behindSwitch, 
 			}
 		}
 	}
-	return true
+	return tp.guard == nil || tp.guard.allows(k, d, mv, g)
 }
 
 // lengthOK tells whether switch z's route may go from was to now hops in

@@ -51,6 +51,9 @@ type trafficPass struct {
 	// say); sharePenalty is what such a pair costs on a channel both use
 	apart        []bool
 	sharePenalty int64
+	// guard, for a switch-over from a previous routing, refuses the
+	// moves whose mixes with it would not be deadlock-free (switchover.go)
+	guard *switchGuard
 }
 
 // lossPermille bounds the pairs the traffic pass may take below keepPaths

@@ -6,8 +6,10 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"slimroute/internal/laps"
 	"time"
 
@@ -47,6 +49,15 @@ type Config struct {
 	// Traffic, when set, is the jobs' traffic the layers are made for
 	// (layers.Options.Traffic).
 	Traffic *layers.Traffic `toml:"-"`
+	// SwitchOverFrom, with Traffic, is the routing in force, a Run of the
+	// same fabric with the same settings (for other jobs) under the
+	// hop-indexed VLs: the layers for Traffic then start from its tables
+	// and keep every mix with them deadlock-free under its colours, which
+	// the new routing keeps (layers.SwitchOver, deadlock.HopsKeeping), so
+	// that the switch-over is safe while the switches are programmed one
+	// after the other. A routing in force of another fabric or scheme is
+	// not started from (Result.SwitchOver says whether it was).
+	SwitchOverFrom *Result `toml:"-"`
 	// Repair, false, makes the OpenSM plugin recompute on every sweep
 	// instead of repairing its last routing after a small change (nil:
 	// repair). Run itself ignores it.
@@ -93,6 +104,10 @@ type Result struct {
 	// repaired those tables for f (complete.go): Routing and Assignment
 	// are the design's, Tables, LIDs and Verify f's.
 	Completed *Completion
+	// SwitchOver says the layers were made from Config.SwitchOverFrom's
+	// tables, every mix with them deadlock-free under its colours, which
+	// the assignment kept.
+	SwitchOver bool
 	// Stages holds the wall time of each stage, in order: lids, layers,
 	// vls, tables, verify (after a completion: lids, complete, layers,
 	// vls, tables, repair, verify).
@@ -152,11 +167,17 @@ func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Resul
 		return nil, fmt.Errorf("deadlock = %q: want hops, dfsssp, auto or none", c.Deadlock)
 	}
 	res := &Result{LIDs: lids}
+	opts := c.layersOptions()
 	var err error
-	res.Routing, res.Assignment, res.Plain, err = routeAndAssign(f, c.layersOptions(), func(r *layers.Routing) (*deadlock.Assignment, error) { return assign(r, c) }, lap)
+	res.Routing, res.Assignment, res.Plain, err = routeAndAssign(f, opts, func(r *layers.Routing) (*deadlock.Assignment, error) { return assign(r, c) }, lap)
+	if errors.Is(err, layers.ErrSwitchOver) { // the routing in force is of another fabric
+		c.SwitchOverFrom, opts.SwitchOver = nil, nil
+		res.Routing, res.Assignment, res.Plain, err = routeAndAssign(f, opts, func(r *layers.Routing) (*deadlock.Assignment, error) { return assign(r, c) }, lap)
+	}
 	if err != nil {
 		return nil, err
 	}
+	res.SwitchOver = opts.SwitchOver != nil && res.Assignment.Scheme == deadlock.SchemeHops && slices.Equal(res.Assignment.Colors, c.SwitchOverFrom.Assignment.Colors)
 	r := res.Routing
 	lap("vls")
 	vls := withSpare(f, res.Assignment, c.VLs)
@@ -198,6 +219,11 @@ func routeAndAssign(f *fabric.Fabric, opts layers.Options, assign func(*layers.R
 // when r holds its routes as they are and they were assigned under the
 // same settings.
 func assign(r *layers.Routing, c Config) (*deadlock.Assignment, error) {
+	if p := c.SwitchOverFrom; p != nil && c.Traffic != nil {
+		if a, ok := deadlock.HopsKeeping(p.Assignment, r, c.Workers); ok {
+			return a, nil
+		}
+	}
 	if t := c.Template; t != nil && hopsFirst(r, c) && c.VLs == t.vls && c.BestEffort == t.bestEffort {
 		if a, ok := deadlock.HopsFor(t.hops, r, t.layers); ok {
 			return a, nil
@@ -282,8 +308,12 @@ func (c Config) deadlockOptions() deadlock.Options {
 
 // layersOptions returns the options of the layers stage.
 func (c Config) layersOptions() layers.Options {
-	return layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees,
+	opts := layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees,
 		NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock, Template: c.Template.layersOf(), Traffic: c.Traffic}
+	if p := c.SwitchOverFrom; p != nil && c.Traffic != nil && p.Assignment != nil && p.Assignment.Scheme == deadlock.SchemeHops {
+		opts.SwitchOver = &layers.SwitchOver{Previous: p.Routing, Colours: p.Assignment.Colors}
+	}
+	return opts
 }
 
 // Template is a planned Slim Fly's routing made ahead of time (Prepare):

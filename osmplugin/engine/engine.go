@@ -51,6 +51,9 @@ type State struct {
 	summary string
 	// vls: the data VLs the settings say the switches offer (0: 8)
 	vls int
+	// result is the full computation this state is (nil after a repair):
+	// a changed job file is routed from it (pipeline.Config.SwitchOverFrom)
+	result *pipeline.Result
 }
 
 // Compute routes the subnet OpenSM discovered, given as slimroute JSON,
@@ -92,7 +95,7 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	case !bytes.Equal(last.settings, settings):
 		why += fmt.Sprintf("the settings file %s changed since the last routing; recomputing in full; ", cfgPath)
 	case jobsChanged:
-		why += fmt.Sprintf("the job file %s changed since the last routing; recomputing in full; ", cfg.Jobs)
+		why += fmt.Sprintf("the job file %s changed since the last routing; ", cfg.Jobs)
 	case cfg.Repair != nil && !*cfg.Repair:
 	default:
 		st, text, ok := repairLast(last, f, cfg)
@@ -103,6 +106,11 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 	}
 	if p != nil {
 		cfg.Template = p.template
+	}
+	if jobsChanged && last.result != nil && cfg.Traffic != nil && bytes.Equal(last.settings, settings) {
+		// a safe switch-over where the subnet is the same (pipeline);
+		// editing the settings file asks for a full recompute
+		cfg.SwitchOverFrom = last.result
 	}
 	res, err := pipeline.Run(f, cfg)
 	if err != nil {
@@ -115,6 +123,11 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		return nil, err
 	}
 	if jobsChanged {
+		if res.SwitchOver {
+			why += "routed for the jobs from the last routing's tables, every mix with them kept deadlock-free under its VLs; "
+		} else if bytes.Equal(last.settings, settings) {
+			why += "recomputing in full; "
+		}
 		why += switchOver(last.tables, res.Tables)
 	}
 	sent := ""
@@ -125,7 +138,7 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		entries, sls := lft.Changed(last.tables, res.Tables)
 		sent = fmt.Sprintf("; against the last routing %d LFT entries and %d path SLs change; to send: %d LFT blocks, %d SL2VL tables", entries, sls, blocks, sl2vl)
 	}
-	st := &State{tables: res.Tables, base: res.Tables, origin: res.Tables, settings: settings, jobs: jobsText, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs}
+	st := &State{tables: res.Tables, base: res.Tables, origin: res.Tables, settings: settings, jobs: jobsText, summary: why + Summary(res) + p.used(res) + sent, vls: cfg.VLs, result: res}
 	if last != nil && last.base != nil && bytes.Equal(last.settings, settings) && smallChange(last.base.Fabric(), f) == "" {
 		// a full recompute of a fabric with some of the base's cables or
 		// switches gone: routes still return to the base as they come back

@@ -119,7 +119,11 @@ func repairFrom(last *State, f *fabric.Fabric, cfg pipeline.Config, base *lft.Ta
 	blocks, sl2vl := lft.Sent(last.tables, tab)
 	text := fmt.Sprintf("slimroute: repaired the last routing: %d LIDs had routes over what is gone, %d of %d LFT entries that crossed it changed, %d returned to the base routing, %d of routes that did not break moved to give %d pairs their disjoint paths back (mend), %d path SLs changed, %d routes on spare SLs %v%s; to send: %d LFT blocks, %d SL2VL tables; verifier: no loops, acyclic CDG over %d paths on %d VLs",
 		st.LIDs, st.Changed-st.Mended, st.Crossed, st.Restored, st.Mended, st.MendedPairs, st.PathSLs, st.Escaped, st.Spares, map[bool]string{true: ", the four-hop rule turned on", false: ""}[st.FourHops], blocks, sl2vl, rep.Walks, rep.VLs)
-	return &State{tables: tab, base: base, origin: last.origin, settings: last.settings, jobs: last.jobs, summary: text, vls: last.vls}, text, true
+	next := &State{tables: tab, base: base, origin: last.origin, settings: last.settings, jobs: last.jobs, summary: text, vls: last.vls}
+	if blocks == 0 && sl2vl == 0 && st.PathSLs == 0 {
+		next.result = last.result // nothing changed: still that computation's tables
+	}
+	return next, text, true
 }
 
 // smallChange says why fabric g is not old with a few cables or switches

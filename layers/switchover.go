@@ -1,0 +1,176 @@
+package layers
+
+import (
+	"errors"
+	"slices"
+)
+
+// A safe switch-over from one routing for jobs to the next.
+//
+// While a subnet manager programs new tables switch after switch, and
+// while hosts keep path records (SLs) from before, packets follow any
+// mix of the previous and the new entries, with either SL. Under the
+// hop-indexed VLs (deadlock.AssignHops: a switch colour each; a route's SL
+// is the colour of its second switch; a switch puts a packet on VL 0
+// from an HCA, VL 1 when the SL is its own colour, else VL 2) every mix
+// stays deadlock-free when, toward each destination in each layer, every
+// walk that takes at each switch its previous or its new next hop
+// reaches the destination switch in at most three hops, and every such
+// walk of three hops v0 → a → b → t meets, for both SLs of v0's hosts
+// (the colours of v0's previous and new next switch), SL = colour(a) and
+// SL ≠ colour(b): then hop i of every mixed walk travels on VL i, the
+// proof of AssignHops. With the colours kept, the SL-to-VL tables stay as
+// they are. The jobs' traffic pass, given a SwitchOver, starts from the
+// previous routing's tables and makes only moves that keep this
+// (switchGuard); a destination no move touches keeps its entries.
+
+// SwitchOver asks Compute to route for Options.Traffic starting from
+// Previous, a routing of the same fabric that Compute made with the same
+// options (but traffic), and to make only moves whose mixes with
+// Previous's tables stay deadlock-free under the hop-indexed VLs of
+// Colours (a switch colour per switch index, deadlock.Assignment.Colors
+// of Previous's assignment, kept for the new routing).
+type SwitchOver struct {
+	Previous *Routing
+	Colours  []int
+}
+
+// ErrSwitchOver is Compute's error for a SwitchOver whose previous
+// routing is not one of the same fabric and layers.
+var ErrSwitchOver = errors.New("the switch-over's previous routing is not of this fabric in its numbering, with as many layers, or its colours are not one per switch")
+
+// startFrom puts the tables, sharing and statistics of so.Previous into
+// r, a new routing of g, and returns the guard of the traffic pass.
+func startFrom(g *graph, r *Routing, so *SwitchOver) (*switchGuard, error) {
+	p := so.Previous
+	if p == nil || p.layers != r.layers || len(so.Colours) != len(g.ids) || !sameNodes(p.g, g) {
+		return nil, ErrSwitchOver
+	}
+	spent := lostPairs(g, r, p) // r holds the routing without the jobs
+	r.Trees, r.share, r.fatTree = p.Trees, slices.Clone(p.share), p.fatTree
+	for k := range r.next {
+		copy(r.next[k], p.next[k])
+	}
+	r.Stats = r.Stats[:0]
+	for _, st := range p.Stats {
+		st.Lengths = slices.Clone(st.Lengths)
+		r.Stats = append(r.Stats, st)
+	}
+	r.template = nil
+	return &switchGuard{prev: p, colour: so.Colours, r: r, spent: spent}, nil
+}
+
+// lostPairs counts the pairs (switch with hosts, destination endpoint)
+// with keepPaths disjoint routes over the layers in base and fewer in
+// cur: what earlier passes for jobs spent of the pass's budget
+// (lossPermille). Cost: O(endpoints × S × layers) walks.
+func lostPairs(g *graph, base, cur *Routing) int {
+	lost := 0
+	routes := func(r *Routing, s, d int) [][]int32 {
+		var rs [][]int32
+		for k := 0; k < r.layers; k++ {
+			var chs []int32
+			r.walk(k, s, d, func(x, e int) { chs = append(chs, int32(g.chOff[x]+e)) })
+			rs = append(rs, chs)
+		}
+		return rs
+	}
+	for d := 0; d < g.nEP; d++ {
+		for s := range g.adj {
+			if g.hosts[s] > 0 && s != g.dests[d].Switch && disjointRoutes(routes(base, s, d)) >= keepPaths && disjointRoutes(routes(cur, s, d)) < keepPaths {
+				lost++
+			}
+		}
+	}
+	return lost
+}
+
+// sameNodes tells whether a and b number the same switches, by GUID,
+// cabled alike, with the same endpoints.
+func sameNodes(a, b *graph) bool {
+	if len(a.ids) != len(b.ids) || a.nEP != b.nEP || !slices.Equal(a.peer, b.peer) || !slices.Equal(a.chOff, b.chOff) || !slices.Equal(a.hosts, b.hosts) {
+		return false
+	}
+	for s := range a.ids {
+		if a.f.GUID(a.ids[s]) != b.f.GUID(b.ids[s]) {
+			return false
+		}
+	}
+	for d := range a.dests[:a.nEP] {
+		if a.dests[d].Switch != b.dests[d].Switch || a.f.GUID(a.dests[d].Port.Node) != b.f.GUID(b.dests[d].Port.Node) || a.dests[d].Port.Port != b.dests[d].Port.Port {
+			return false
+		}
+	}
+	return true
+}
+
+// switchGuard judges the traffic pass's moves against the previous
+// routing (see the top of this file).
+type switchGuard struct {
+	prev   *Routing
+	colour []int
+	r      *Routing // the routing being built, before the move
+	// spent counts the pairs the previous routing's pass for jobs took
+	// below keepPaths disjoint routes (lostPairs): the pass starts there
+	spent int
+}
+
+// allows tells whether every mix of the previous tables toward d in
+// layer k with the current ones after move mv keeps the rule above.
+// Cost: O(S) walks of at most three hops.
+func (sg *switchGuard) allows(k, d int, mv trafficMove, g *graph) bool {
+	y := g.adj[mv.x][mv.e].Peer
+	now := func(v int) int {
+		switch {
+		case v == mv.x:
+			return y
+		case mv.via >= 0 && v == y:
+			return g.adj[y][mv.via].Peer
+		}
+		return sg.r.NextSwitch(k, v, d)
+	}
+	t := g.dests[d].Switch
+	for v0 := range g.adj {
+		if v0 != t && !sg.walksAllowed(k, d, v0, t, now) {
+			return false
+		}
+	}
+	return true
+}
+
+// walksAllowed checks every mixed walk from v0 toward d in layer k (now:
+// the current next switches, the move made).
+func (sg *switchGuard) walksAllowed(k, d, v0, t int, now func(int) int) bool {
+	both := func(v int) [2]int { return [2]int{sg.prev.NextSwitch(k, v, d), now(v)} }
+	first := both(v0)
+	for _, a := range first {
+		if a < 0 {
+			return false // (a finished routing reaches every destination)
+		}
+		if a == t {
+			continue
+		}
+		for _, b := range both(a) {
+			if b < 0 || b == v0 {
+				return false
+			}
+			if b == t {
+				continue
+			}
+			for _, c := range both(b) {
+				if c != t {
+					return false // a fourth hop, or a loop
+				}
+			}
+			if sg.r.g.hosts[v0] == 0 {
+				continue // no host sends from v0: no SL
+			}
+			for _, n := range first { // the SLs of v0's hosts: old and new
+				if sl := sg.colour[n]; sl != sg.colour[a] || sl == sg.colour[b] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
