@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -215,12 +216,10 @@ func unplugAndCheck(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *rout
 // predicts offline for the same file on rt's fabric — every switch's LFT
 // as ibroute reads it, OpenSM's dump verified — and the jobs share fewer
 // channels than under rt's routing, as analyze --jobs measures. Then the
-// job file changes (a job's hosts moved, another job gone; SIGHUP): the
-// fourth sweep routes for the new jobs from the third's tables, as
-// predicted (pipeline.Config.SwitchOverFrom), judges the switch-over
-// safe, and the LFT blocks and entries that differ between what ibroute
-// read after the two sweeps are the ones it said it would send and
-// change, every entry that changed toward a host of a job in either file.
+// job file changes twice (a job's hosts moved, another job gone, then a
+// new one; SIGHUP after each): each sweep routes for the new jobs from
+// the last one's tables, as predicted (pipeline.Config.SwitchOverFrom),
+// and judges the switch-over safe (switchOverTo).
 func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed) {
 	t.Helper()
 	var hosts []string
@@ -259,10 +258,26 @@ func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt 
 	t.Logf("jobs = jobs.txt, SIGHUP: the plugin routed for 3 jobs (%d moves) as predicted on every switch; OpenSM's dump acyclic over %d paths; channels the jobs share %d → %d, busiest %.3f → %.3f",
 		res.Routing.Traffic.Moves, rep.Walks, shared(before)/2, shared(now)/2, before.Busiest, now.Busiest)
 
-	text2 := "1 " + strings.Join(hosts[:48], ",") + " ring\n2 " + strings.Join(hosts[120:168], ",") + " tree\n"
-	res2, js2, rt4, programmed2 := routeForJobFile(t, sim, sm, rt, text2, 4, res)
+	// the job file changed twice more, SIGHUP after each: safe switch-overs
+	text = "1 " + strings.Join(hosts[:48], ",") + " ring\n2 " + strings.Join(hosts[120:168], ",") + " tree\n"
+	res, js, programmed = switchOverTo(t, sim, sm, rt, text, 4, res, js, programmed)
+	text = "2 " + strings.Join(hosts[120:168], ",") + " tree\n4 " + strings.Join(hosts[168:200], ",") + " ring\n"
+	switchOverTo(t, sim, sm, rt, text, 5, res, js, programmed)
+}
+
+// switchOverTo changes the job file to text, SIGHUP (routeForJobFile's
+// sweep-th routing, predicted from the routing in force, was): the
+// plugin's line says it routed from the last tables and judged the
+// switch-over safe, the LFT blocks and entries that differ between what
+// ibroute read before (programmed) and after are the ones it said it
+// would send and change, every entry that changed is toward a host of a
+// job in either file (wasJobs, text), and OpenSM's dump is verified. It
+// returns the prediction, the jobs and the LFTs ibroute read.
+func switchOverTo(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed, text string, sweep int, was *pipeline.Result, wasJobs []jobs.Job, programmed *lft.Tables) (*pipeline.Result, []jobs.Job, *lft.Tables) {
+	t.Helper()
+	res, js, rtNow, programmedNow := routeForJobFile(t, sim, sm, rt, text, sweep, was)
 	lines := strings.Split(sm.Log(), "\n")
-	last := "" // the plugin's line for the fourth sweep
+	last := "" // the plugin's line for this sweep
 	for i := len(lines) - 1; i >= 0 && last == ""; i-- {
 		if strings.Contains(lines[i], "to send: ") {
 			last = lines[i]
@@ -270,22 +285,22 @@ func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt 
 	}
 	for _, want := range []string{"the job file jobs.txt changed since the last routing", "from the last routing's tables", "switch-over judged safe"} {
 		if !strings.Contains(last, want) {
-			t.Errorf("the fourth sweep's line lacks %q:\n%s", want, last)
+			t.Errorf("sweep %d's line lacks %q:\n%s", sweep, want, last)
 		}
 	}
 	said := regexp.MustCompile(`to send: (\d+) LFT blocks`).FindStringSubmatch(last)
-	blocks, entries := blocksChanged(t, rt.f, programmed, programmed2)
+	blocks, entries := blocksChanged(t, rt.f, programmed, programmedNow)
 	if said == nil || said[1] != strconv.Itoa(blocks) {
-		t.Errorf("%d LFT blocks differ between the sweeps as ibroute reads them; the plugin said %v", blocks, said)
+		t.Errorf("sweep %d: %d LFT blocks differ from the last sweep's as ibroute reads them; the plugin said %v", sweep, blocks, said)
 	}
 	if said := regexp.MustCompile(`against the last routing (\d+) LFT entries`).FindStringSubmatch(last); said == nil || said[1] != strconv.Itoa(len(entries)) {
-		t.Errorf("%d LFT entries differ between the sweeps as ibroute reads them; the plugin said %v", len(entries), said)
+		t.Errorf("sweep %d: %d LFT entries differ from the last sweep's as ibroute reads them; the plugin said %v", sweep, len(entries), said)
 	}
 	hostOf := map[lft.LID]string{}
-	for _, j := range append(js, js2...) {
+	for _, j := range append(slices.Clone(wasJobs), js...) {
 		for _, h := range j.Hosts {
 			id, _ := rt.f.NodeByName(h)
-			if pl, ok := res2.Tables.LIDs().Of(fabric.PortRef{Node: id, Port: 1}); ok {
+			if pl, ok := res.Tables.LIDs().Of(fabric.PortRef{Node: id, Port: 1}); ok {
 				for l := pl.Base; l <= pl.Top(); l++ {
 					hostOf[l] = h
 				}
@@ -294,11 +309,12 @@ func pluginRoutesForJobs(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt 
 	}
 	for _, e := range entries {
 		if hostOf[e.lid] == "" {
-			t.Fatalf("switch %s's entry for LID %d changed: no job host of either file holds it", rt.f.Name(e.sw), e.lid)
+			t.Fatalf("sweep %d: switch %s's entry for LID %d changed: no job host of either file holds it", sweep, rt.f.Name(e.sw), e.lid)
 		}
 	}
-	verifyDump(t, rt4, sm.Dir, readSL2VL(t, sim, rt4))
-	t.Logf("the job file changed, SIGHUP: routed from the last tables as predicted on every switch; %d LFT blocks (%d entries) sent, all toward the jobs' hosts; switch-over judged safe", blocks, len(entries))
+	verifyDump(t, rtNow, sm.Dir, readSL2VL(t, sim, rtNow))
+	t.Logf("the job file changed, SIGHUP (sweep %d): routed from the last tables as predicted on every switch; %d LFT blocks (%d entries) sent, all toward the jobs' hosts; switch-over judged safe", sweep, blocks, len(entries))
+	return res, js, programmedNow
 }
 
 // routeForJobFile writes text as jobs.txt beside the plugin's settings,
