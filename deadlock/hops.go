@@ -385,7 +385,7 @@ func dsatur(nbr [][]int32) ([]int, int) {
 // its second and third switch share a colour. Cost: a walk of every
 // route of r on workers goroutines.
 func HopsKeeping(prev *Assignment, r *layers.Routing, workers int) (*Assignment, bool) {
-	if prev == nil || prev.Scheme != SchemeHops || prev.grid || prev.fourHops || prev.LongRoutes > 0 || len(prev.Colors) != r.NumSwitches() {
+	if !Keepable(prev) || len(prev.Colors) != r.NumSwitches() {
 		return nil, false
 	}
 	bad := make([]bool, max(1, workers)) // apart, per worker
@@ -401,6 +401,12 @@ func HopsKeeping(prev *Assignment, r *layers.Routing, workers int) (*Assignment,
 	a.Colors = slices.Clone(prev.Colors)
 	a.VLs, a.SLs, a.Needed, a.longSL = prev.VLs, prev.SLs, prev.Needed, prev.longSL
 	return a, true
+}
+
+// Keepable tells whether HopsKeeping may keep a's colours: a hop-indexed
+// assignment of DSatur's colours with no route of four hops or more.
+func Keepable(a *Assignment) bool {
+	return a != nil && a.Scheme == SchemeHops && !a.grid && !a.fourHops && a.LongRoutes == 0
 }
 
 // HopsFor returns the hop-indexed assignment a (AssignHops of a

@@ -9,20 +9,33 @@ import (
 //
 // While a subnet manager programs new tables switch after switch, and
 // while hosts keep path records (SLs) from before, packets follow any
-// mix of the previous and the new entries, with either SL. Under the
-// hop-indexed VLs (deadlock.AssignHops: a switch colour each; a route's SL
-// is the colour of its second switch; a switch puts a packet on VL 0
-// from an HCA, VL 1 when the SL is its own colour, else VL 2) every mix
-// stays deadlock-free when, toward each destination in each layer, every
-// walk that takes at each switch its previous or its new next hop
-// reaches the destination switch in at most three hops, and every such
-// walk of three hops v0 → a → b → t meets, for both SLs of v0's hosts
-// (the colours of v0's previous and new next switch), SL = colour(a) and
-// SL ≠ colour(b): then hop i of every mixed walk travels on VL i, the
-// proof of AssignHops. With the colours kept, the SL-to-VL tables stay as
-// they are. The jobs' traffic pass, given a SwitchOver, starts from the
-// previous routing's tables and makes only moves that keep this
-// (switchGuard); a destination no move touches keeps its entries.
+// mix of the previous and the new entries, with an SL from either — or,
+// on a connection older than the previous routing, from any routing
+// before. Under the hop-indexed VLs (deadlock.AssignHops: a switch colour
+// each; a route's SL is the colour of its second switch; a switch puts a
+// packet on VL 0 from an HCA, VL 1 when the SL is its own colour, else VL
+// 2) every mix stays deadlock-free when, toward each destination in each
+// layer:
+//
+//   - every switch with hosts keeps the colour of its next switch, so its
+//     hosts' SL never changes (colour(new next) = colour(previous next));
+//     a switch-over after a switch-over then meets no SL but the current
+//     one;
+//   - every walk that takes at each switch its previous or its new next
+//     hop reaches the destination switch in at most three hops, and every
+//     such walk of three hops v0 → a → b → t has colour(b) ≠ SL, where SL
+//     = colour(a), v0's SL by the first rule.
+//
+// Then hop i of every mixed walk travels on VL i, the proof of AssignHops.
+// (Without the first rule a switch whose walks all take two hops could
+// change its SL, and a later switch-over lengthen them to three hops under
+// an SL its hosts still hold: VLs 0, 2, 1.) The mixes are of two routings
+// at a time: a subnet manager programs every switch in a sweep, so the
+// previous routing is in place when the next is made. With the colours
+// kept, the SL-to-VL tables stay as they are. The jobs' traffic pass,
+// given a SwitchOver, starts from the previous routing's tables and makes
+// only moves that keep this (switchGuard); a destination no move touches
+// keeps its entries.
 
 // SwitchOver asks Compute to route for Options.Traffic starting from
 // Previous, a routing of the same fabric that Compute made with the same
@@ -138,15 +151,20 @@ func (sg *switchGuard) allows(k, d int, mv trafficMove, g *graph) bool {
 	return true
 }
 
-// walksAllowed checks every mixed walk from v0 toward d in layer k (now:
-// the current next switches, the move made).
+// walksAllowed checks v0's SL and every mixed walk from v0 toward d in
+// layer k (now: the current next switches, the move made).
 func (sg *switchGuard) walksAllowed(k, d, v0, t int, now func(int) int) bool {
 	both := func(v int) [2]int { return [2]int{sg.prev.NextSwitch(k, v, d), now(v)} }
 	first := both(v0)
+	if first[0] < 0 || first[1] < 0 {
+		return false // (a finished routing reaches every destination)
+	}
+	hosts := sg.r.g.hosts[v0] > 0
+	sl := sg.colour[first[0]]
+	if hosts && sg.colour[first[1]] != sl {
+		return false // the hosts' SL would change
+	}
 	for _, a := range first {
-		if a < 0 {
-			return false // (a finished routing reaches every destination)
-		}
 		if a == t {
 			continue
 		}
@@ -162,13 +180,8 @@ func (sg *switchGuard) walksAllowed(k, d, v0, t int, now func(int) int) bool {
 					return false // a fourth hop, or a loop
 				}
 			}
-			if sg.r.g.hosts[v0] == 0 {
-				continue // no host sends from v0: no SL
-			}
-			for _, n := range first { // the SLs of v0's hosts: old and new
-				if sl := sg.colour[n]; sl != sg.colour[a] || sl == sg.colour[b] {
-					return false
-				}
+			if hosts && sg.colour[b] == sl {
+				return false // hop 2 would not rise above hop 1's VL 1
 			}
 		}
 	}

@@ -168,6 +168,9 @@ func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Resul
 	}
 	res := &Result{LIDs: lids}
 	opts := c.layersOptions()
+	if opts.SwitchOver != nil && !sameLIDs(c.SwitchOverFrom.Tables.Fabric(), c.SwitchOverFrom.LIDs, f, lids) {
+		c.SwitchOverFrom, opts.SwitchOver = nil, nil // its tables name other destinations
+	}
 	var err error
 	res.Routing, res.Assignment, res.Plain, err = routeAndAssign(f, opts, func(r *layers.Routing) (*deadlock.Assignment, error) { return assign(r, c) }, lap)
 	if errors.Is(err, layers.ErrSwitchOver) { // the routing in force is of another fabric
@@ -190,6 +193,26 @@ func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Resul
 	}
 	lap("tables")
 	return res, nil
+}
+
+// sameLIDs tells whether b (of fabric fb) gives every port a (of fa)
+// gives LIDs, matched by node GUID and port number, the same LIDs, and no
+// other port any.
+func sameLIDs(fa *fabric.Fabric, a *lft.LIDs, fb *fabric.Fabric, b *lft.LIDs) bool {
+	if len(a.Ports()) != len(b.Ports()) {
+		return false
+	}
+	for _, pb := range b.Ports() {
+		id, ok := fa.NodeByGUID(fb.GUID(pb.Port.Node))
+		if !ok {
+			return false
+		}
+		pa, ok := a.Of(fabric.PortRef{Node: id, Port: pb.Port.Port})
+		if !ok || pa.Base != pb.Base || pa.LMC != pb.LMC {
+			return false
+		}
+	}
+	return true
 }
 
 // routeAndAssign computes the layers with opts and assigns their VLs with
@@ -310,7 +333,7 @@ func (c Config) deadlockOptions() deadlock.Options {
 func (c Config) layersOptions() layers.Options {
 	opts := layers.Options{Layers: c.Layers, MinLen: c.MinLen, MaxLen: c.MaxLen, Seed: c.Seed, Trees: c.Trees,
 		NoRegrow: c.Regrow != nil && !*c.Regrow, Workers: c.Workers, Clock: c.Clock, Template: c.Template.layersOf(), Traffic: c.Traffic}
-	if p := c.SwitchOverFrom; p != nil && c.Traffic != nil && p.Assignment != nil && p.Assignment.Scheme == deadlock.SchemeHops {
+	if p := c.SwitchOverFrom; p != nil && c.Traffic != nil && deadlock.Keepable(p.Assignment) {
 		opts.SwitchOver = &layers.SwitchOver{Previous: p.Routing, Colours: p.Assignment.Colors}
 	}
 	return opts
