@@ -377,36 +377,49 @@ func dsatur(nbr [][]int32) ([]int, int) {
 
 // HopsKeeping returns the hop-indexed assignment of r under prev's
 // colours (AssignHops of a routing of the same switches, by switch
-// index), so that the SL-to-VL tables stay prev's and a route's SL is the
-// colour of its second switch, as before — a switch-over from prev's
-// routing changes no SL-to-VL table (layers.SwitchOver). ok is false when
-// prev is no such assignment (its colours a HyperX grid's, or routes of
-// four hops or more on it), or a route of r has more than three hops or
-// its second and third switch share a colour. Cost: a walk of every
-// route of r on workers goroutines.
+// index), so that the SL-to-VL tables stay prev's (the four-hop rule too,
+// where prev has it on) and a route's SL is the colour of its second
+// switch, as before — a switch-over from prev's routing changes no
+// SL-to-VL table (layers.SwitchOver). ok is false when prev is not
+// Keepable, or a route of r has more hops than prev's rules allow (three,
+// four with the four-hop rule on) or switches the colouring does not
+// separate (the second from the third; on a four-hop route the second
+// from the fourth too). Cost: a walk of every route of r on workers
+// goroutines.
 func HopsKeeping(prev *Assignment, r *layers.Routing, workers int) (*Assignment, bool) {
 	if !Keepable(prev) || len(prev.Colors) != r.NumSwitches() {
 		return nil, false
 	}
-	bad := make([]bool, max(1, workers)) // apart, per worker
+	c := prev.Colors
+	bad, four := make([]bool, max(1, workers)), make([]int, max(1, workers)) // apart, per worker
 	err := eachPath(r, max(1, workers), func(w, _ int, p path, hops int) {
-		if hops > 3 || hops == 3 && prev.Colors[p.v[1]] == prev.Colors[p.v[2]] {
+		switch {
+		case hops > 4 || hops == 4 && !prev.fourHops:
 			bad[w] = true
+		case hops >= 3 && c[p.v[1]] == c[p.v[2]], hops == 4 && c[p.v[1]] == c[p.v[3]]:
+			bad[w] = true
+		case hops == 4:
+			four[w]++
 		}
 	})
 	if err != nil || slices.Contains(bad, true) {
 		return nil, false
 	}
 	a := newHopAssignment(r)
-	a.Colors = slices.Clone(prev.Colors)
-	a.VLs, a.SLs, a.Needed, a.longSL = prev.VLs, prev.SLs, prev.Needed, prev.longSL
+	a.Colors = slices.Clone(c)
+	a.VLs, a.SLs, a.Needed = prev.VLs, prev.SLs, prev.Needed
+	a.fourHops, a.longSL, a.longVLs = prev.fourHops, prev.longSL, prev.longVLs
+	for _, n := range four {
+		a.LongRoutes += n
+	}
 	return a, true
 }
 
 // Keepable tells whether HopsKeeping may keep a's colours: a hop-indexed
-// assignment of DSatur's colours with no route of four hops or more.
+// assignment of DSatur's colours with no route of five hops or more
+// (whose SLs are packed route by route).
 func Keepable(a *Assignment) bool {
-	return a != nil && a.Scheme == SchemeHops && !a.grid && !a.fourHops && a.LongRoutes == 0
+	return a != nil && a.Scheme == SchemeHops && !a.grid && len(a.long) == 0
 }
 
 // HopsFor returns the hop-indexed assignment a (AssignHops of a

@@ -7,6 +7,7 @@ import (
 
 	"slimroute/analysis"
 	"slimroute/fabric"
+	"slimroute/internal/failures"
 	"slimroute/jobs"
 	"slimroute/lft"
 	"slimroute/pipeline"
@@ -14,7 +15,8 @@ import (
 	"slimroute/transition"
 )
 
-// TestJobFileChangesSwitchOverSafely: on Slim Fly q = 5 and 7, over drawn
+// TestJobFileChangesSwitchOverSafely: on Slim Fly q = 5 and 7, and q = 5
+// less a cable (routes of four hops, the four-hop VL rule on), over drawn
 // pairs of job mixes (drawMix, scattered and compact, every pattern), the
 // routing for the first mix in force, the routing for the second made
 // from it (pipeline.Config.SwitchOverFrom) is judged by package
@@ -37,10 +39,16 @@ func TestJobFileChangesSwitchOverSafely(t *testing.T) {
 	}
 	cfg := pipeline.Config{Layers: 4, Deadlock: "auto", Seed: 1, LMC: -1, Workers: 2}
 	var other *pipeline.Result // a routing in force of another fabric
-	for _, q := range []int{5, 7} {
+	for _, fc := range []struct{ q, cables int }{{5, 0}, {7, 0}, {5, 1}} {
+		q := fc.q
 		f, err := slimfly.Build(slimfly.Params{Q: q})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if fc.cables > 0 { // four-hop routes between the cable's ends: the four-hop rule on
+			if f, err = failures.Draw(f, fc.cables, 0, 1); err != nil {
+				t.Fatal(err)
+			}
 		}
 		base, err := pipeline.Run(f, cfg)
 		if err != nil {
@@ -52,7 +60,7 @@ func TestJobFileChangesSwitchOverSafely(t *testing.T) {
 			c := cfg
 			c.SwitchOverFrom = other
 			if res := routeFor(t, f, c, drawMix(rand.New(rand.NewPCG(9, 9)), hosts, true, pats, false)); res.SwitchOver {
-				t.Fatalf("q=%d: routed from the routing of another fabric", q)
+				t.Fatalf("q=%d less %d cables: routed from the routing of another fabric", q, fc.cables)
 			}
 		}
 		other = base
@@ -61,7 +69,7 @@ func TestJobFileChangesSwitchOverSafely(t *testing.T) {
 		for draw := range draws {
 			rng := rand.New(rand.NewPCG(uint64(draw), 30))
 			first, second := drawMix(rng, hosts, draw%2 == 0, pats, draw%3 == 0), drawMix(rng, hosts, draw%2 == 1, pats, draw%3 == 1)
-			name := fmt.Sprintf("q=%d draw %d", q, draw)
+			name := fmt.Sprintf("q=%d less %d cables, draw %d", q, fc.cables, draw)
 			was := routeFor(t, f, cfg, first)
 			c := cfg
 			c.SwitchOverFrom = was
@@ -108,8 +116,8 @@ func TestJobFileChangesSwitchOverSafely(t *testing.T) {
 				n++
 			}
 		}
-		t.Logf("q=%d, %d pairs of mixes: the second mix's mean contention factor %.3f without jobs, %.3f under the first mix's routing, %.3f after the switch-over, %.3f after a full recompute (whose switch-over transition judged unsafe %d times); the switch-overs changed %d LFT entries",
-			q, draws, sum[0]/float64(n), sum[1]/float64(n), sum[2]/float64(n), sum[3]/float64(n), unsafe, moved)
+		t.Logf("q=%d less %d cables, %d pairs of mixes: the second mix's mean contention factor %.3f without jobs, %.3f under the first mix's routing, %.3f after the switch-over, %.3f after a full recompute (whose switch-over transition judged unsafe %d times); the switch-overs changed %d LFT entries",
+			q, fc.cables, draws, sum[0]/float64(n), sum[1]/float64(n), sum[2]/float64(n), sum[3]/float64(n), unsafe, moved)
 	}
 }
 
