@@ -26,7 +26,10 @@ import (
 //     such walk of three hops v0 → a → b → t has colour(b) ≠ SL, where SL
 //     = colour(a), v0's SL by the first rule.
 //
-// Then hop i of every mixed walk travels on VL i, the proof of AssignHops.
+// Then hop i of every mixed walk travels on VL i, the proof of AssignHops
+// (under its four-hop rule too, on a fabric with cables out: a third
+// switch fed by the second still puts the walk on VL 2; a tree with a
+// four-hop route is not moved, as some mixed walk of it has four hops).
 // (Without the first rule a switch whose walks all take two hops could
 // change its SL, and a later switch-over lengthen them to three hops under
 // an SL its hosts still hold: VLs 0, 2, 1.) The mixes are of two routings
