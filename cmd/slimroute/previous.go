@@ -73,18 +73,23 @@ type repairCounts struct {
 // fabric changed in a way a repair cannot follow (a switch or cable
 // added, no VL left, …), the tables name VLs --vls does not allow, or the
 // verifier refuses the result: the caller then recomputes in full with
-// cfg. Files it cannot read are an error: the user asked for a repair of
-// those files.
-func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string, ibdm bool, timings map[string]float64) (bool, error) {
-	refuse := func(format string, args ...any) (bool, error) {
+// cfg, and compares that with the previous tables, returned when they
+// were read (compareWithPrevious). Files it cannot read are an error: the
+// user asked for a repair of those files.
+func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string, ibdm bool, timings map[string]float64) (bool, *lft.Tables, error) {
+	var read *previousRouting
+	refuse := func(format string, args ...any) (bool, *lft.Tables, error) {
 		why := strings.TrimSuffix(fmt.Sprintf(format, args...), "; recompute in full") // the repair's own advice
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
-		return false, nil
+		if read == nil {
+			return false, nil, nil
+		}
+		return false, read.tab, nil
 	}
 	start := time.Now()
 	read, why, err := previousFor(prevDir, f, cfg, isSet)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	if why != "" {
 		return refuse("%s", why)
@@ -125,11 +130,11 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	same := sameDir(outDir, prevDir) && blocks == 0 && sl2vl == 0 && st.PathSLs == 0 && st.GoneLIDs == 0 && len(sum.Repair.SwitchesGone) == 0
 	kept, err := writeTables(outDir, tab, sum, ibdm, timings, func(name string) bool { return same || name == "guid2lid" }, keep...)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files, [2]int{blocks, sl2vl})
 	printKept(out, kept)
-	return true, nil
+	return true, nil, nil
 }
 
 // checkRepair is the verifier of repaired tables; tests make it refuse.
@@ -415,22 +420,24 @@ type againstPrevious struct {
 	Unread string `json:"unread,omitempty"`
 }
 
-// compareWithPrevious compares tab with the tables route wrote into
-// prevDir, read onto the fabric they were routed for (its fabric.json;
-// without one, onto f).
-func compareWithPrevious(prevDir string, f *fabric.Fabric, tab *lft.Tables) *againstPrevious {
+// compareWithPrevious compares tab with prev, the tables route wrote into
+// prevDir as routeFromPrevious read them, or, when it did not (nil), read
+// here the same way: onto the fabric they were routed for (its
+// fabric.json; without one, onto f).
+func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables) *againstPrevious {
 	out := &againstPrevious{Previous: prevDir}
-	onto, err := previousFabric(prevDir)
-	if err == nil && onto == nil {
-		onto = f
-	}
-	var prev *lft.Tables
-	if err == nil {
-		prev, _, err = readPrevious(prevDir, onto)
-	}
-	if err != nil {
-		out.Unread = err.Error()
-		return out
+	if prev == nil {
+		onto, err := previousFabric(prevDir)
+		if err == nil && onto == nil {
+			onto = f
+		}
+		if err == nil {
+			prev, _, err = readPrevious(prevDir, onto)
+		}
+		if err != nil {
+			out.Unread = err.Error()
+			return out
+		}
 	}
 	out.Entries, out.PathSLs = lft.Changed(prev, tab)
 	out.Blocks, out.SL2VL = lft.SentToSwitches(prev, tab)

@@ -116,12 +116,15 @@ Examples:
 			if err := routeForJobs(c, f, &cfg); err != nil {
 				return err
 			}
+			var prevTab *lft.Tables // the previous tables, where a refused repair read them
 			if prev := c.String("previous"); prev != "" && cfg.Traffic != nil {
 				fmt.Fprintf(c.App.Writer, "cannot repair the routing in %s: --jobs routes for the jobs' traffic; recomputing in full\n", prev)
 			} else if prev != "" {
-				if done, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output"), c.Bool("ibdmchk"), timings); done || err != nil {
+				done, read, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output"), c.Bool("ibdmchk"), timings)
+				if done || err != nil {
 					return err
 				}
+				prevTab = read
 			}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil {
@@ -150,7 +153,7 @@ Examples:
 				sum.Jobs = &jobsRouted{File: c.String("jobs"), Pass: *res.Routing.Traffic}
 			}
 			if prev := c.String("previous"); prev != "" {
-				sum.AgainstPrevious = compareWithPrevious(prev, f, res.Tables)
+				sum.AgainstPrevious = compareWithPrevious(prev, f, res.Tables, prevTab)
 			}
 			files = append(files, outputFile{"timings.json", func(w io.Writer) error {
 				lap("write_ms") // written last: the files before it are written, their renames left
