@@ -313,17 +313,17 @@ func (b *balancer) peak(v, j int, u int32) (int64, bool) {
 	ts := b.tree
 	ch := g.chOff[v] + j
 	y := int(g.peer[ch])
-	if delta := ts.hops[y] + 1 - ts.hops[v]; delta > ts.up[v] || delta < ts.down[v] || ts.inSubtree(g, y, v) {
+	if delta := ts.hops[y] + 1 - ts.hops[v]; delta > ts.up[v] || delta < ts.down[v] || ts.inSubtree(y, v) {
 		return 0, false
 	}
 	m := ts.sub[v]
 	p, tot := b.layer[ch]+m, b.total[ch]+m
 	x := y
-	for ; x != ts.t && !ts.inSubtree(g, v, x); x = int(ts.parent(g, int32(x))) {
+	for ; x != ts.t && !ts.inSubtree(v, x); x = int(ts.par[x]) {
 		c := g.chOff[x] + int(ts.tab[x])
 		p, tot = max(p, b.layer[c]+m), max(tot, b.total[c]+m)
 	}
-	if x != ts.t && ts.inSubtree(g, x, int(u)) {
+	if x != ts.t && ts.inSubtree(x, int(u)) {
 		return 0, false // it rejoins v's route before u's channel
 	}
 	if p > b.target || tot > b.cap {

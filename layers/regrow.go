@@ -301,16 +301,12 @@ func newRegrower(g *graph, r *Routing, seed uint64, led *ledger) *regrower {
 	return rg
 }
 
-// growTree is one destination tree in every layer, switch by switch: next
-// switch, route length, first switch after t on the route, the switches
-// whose next switch it is, and the routes through it.
+// growTree is one destination tree in every layer (tree.go), with the
+// disjoint paths and overlaps of its pairs.
 type growTree struct {
 	t, d  int
-	par   [][]int32 // [k][s]; -1 for t
-	dep   [][]int8
-	ent   [][]int32
-	kids  [][][]int32
-	sub   [][]int64
+	lay   []tree    // [k]
+	par   [][]int32 // [k]: lay[k].par, for the loops over every layer
 	fixed [][]bool  // [k][s]: the next switch may not change
 	w     []int64   // routes s sends in layers ≥ 1: its hosts × the tree's endpoints
 	w0    []int64   // in layer 0: its hosts (the other endpoints have their own tables)
@@ -323,11 +319,8 @@ type growTree struct {
 func newGrowTree(S, layers int) growTree {
 	gt := growTree{w: make([]int64, S), w0: make([]int64, S), score: make([]int32, S), lap: make([]int32, S)}
 	for k := 0; k < layers; k++ {
-		gt.par = append(gt.par, make([]int32, S))
-		gt.dep = append(gt.dep, make([]int8, S))
-		gt.ent = append(gt.ent, make([]int32, S))
-		gt.kids = append(gt.kids, make([][]int32, S))
-		gt.sub = append(gt.sub, make([]int64, S))
+		gt.lay = append(gt.lay, newTree(S))
+		gt.par = append(gt.par, gt.lay[k].par)
 		gt.fixed = append(gt.fixed, make([]bool, S))
 	}
 	return gt
@@ -356,44 +349,16 @@ func (rg *regrower) read(gt *growTree, d int) {
 	gt.rescoreAll(rg.want())
 }
 
-// readTable sets par to the next switch of every switch in tab (-1 where
-// the destination hangs off it).
-func readTable(g *graph, tab []uint8, par []int32) {
-	for s, j := range tab {
-		par[s] = -1
-		if j != hopLocal {
-			par[s] = g.peer[g.chOff[s]+int(j)]
-		}
-	}
-}
-
 // want is the disjoint paths a pair is aimed at.
 func (rg *regrower) want() int { return min(keepPaths, rg.r.layers) }
 
-// derive computes layer k's route lengths, first switches after t, child
-// lists and routes through each switch from its next switches.
+// derive brings layer k's tree up to date with its next switches.
 func (gt *growTree) derive(k int) {
-	par, dep, ent, sub := gt.par[k], gt.dep[k], gt.ent[k], gt.sub[k]
 	w := gt.w
 	if k == 0 {
 		w = gt.w0
 	}
-	for s := range par {
-		gt.kids[k][s] = gt.kids[k][s][:0]
-		sub[s] = 0
-	}
-	for s, p := range par {
-		if p >= 0 {
-			gt.kids[k][p] = append(gt.kids[k][p], int32(s))
-		}
-		h, e := 0, int32(s)
-		for x := int32(s); par[x] >= 0; x = par[x] {
-			h++
-			e = x
-			sub[x] += w[s]
-		}
-		dep[s], ent[s] = int8(min(h, 100)), e
-	}
+	gt.lay[k].derive(gt.t, w)
 }
 
 // hop returns s's route in layer k as its second switch and its last
@@ -401,10 +366,10 @@ func (gt *growTree) derive(k int) {
 // route is longer than three hops (out of bounds, and not judged by the
 // two switches).
 func (gt *growTree) hop(k, s int) (f, l int32, ok bool) {
-	if gt.dep[k][s] > 3 {
+	if gt.lay[k].hops[s] > 3 {
 		return 0, 0, false
 	}
-	return gt.par[k][s], gt.ent[k][s], true
+	return gt.par[k][s], gt.lay[k].ent[s], true
 }
 
 // disjoint returns how many of s's routes to the tree's m-th endpoint,
@@ -560,7 +525,7 @@ func (rg *regrower) addRoutes(rt routes, sign int64) {
 // first). It fails when some switch has none.
 func (rg *regrower) seedLayer(gt *growTree, k int, deliver func(n int) bool) bool {
 	g, S, t := rg.g, len(rg.g.adj), gt.t
-	par, dep := gt.par[k], gt.dep[k]
+	par, dep := gt.par[k], gt.lay[k].hops
 	for s := range par {
 		par[s], dep[s] = -2, -1
 		gt.fixed[k][s] = s == t
@@ -595,13 +560,13 @@ func (rg *regrower) seedLayer(gt *growTree, k int, deliver func(n int) bool) boo
 // least loaded one that makes their route two or three hops (two first).
 func (rg *regrower) seedPasses(gt *growTree, k int) {
 	g, t := rg.g, gt.t
-	par, dep := gt.par[k], gt.dep[k]
+	par, dep := gt.par[k], gt.lay[k].hops
 	for pass := 0; pass < 3; pass++ {
 		for _, s := range rg.order {
 			if par[s] != -2 {
 				continue
 			}
-			best, bestDep, bestLoad := int32(-1), int8(3), int64(0)
+			best, bestDep, bestLoad := int32(-1), int32(3), int64(0)
 			for c := g.chOff[s]; c < g.chOff[s+1]; c++ {
 				u := g.peer[c]
 				if int(u) == t || dep[u] < 1 || dep[u] > 2 {
@@ -821,9 +786,10 @@ func (rg *regrower) tryVia(gt *growTree, k, s int, y, m int32) {
 // unstep gives v its next switch old back in layer k after stepTree,
 // whose loads were never moved.
 func (rg *regrower) unstep(gt *growTree, k, v int, old int32) {
-	rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][old])
-	gt.relink(k, v, old)
-	gt.buf = gt.subtree(k, v, gt.buf[:0])
+	tr := &gt.lay[k]
+	rg.moveEntry(gt, k, v, tr.ent[v], tr.ent[old])
+	tr.relink(int32(v), old)
+	gt.buf = tr.subtree(int32(v), gt.buf[:0])
 	gt.rescore(rg, gt.buf)
 }
 
@@ -854,7 +820,7 @@ func (rg *regrower) stepTree(gt *growTree, k, v int, u int32) (gain cost, ok boo
 	if !ok {
 		return 0, false
 	}
-	price += rg.moveEntry(gt, k, v, gt.ent[k][v], gt.ent[k][u])
+	price += rg.moveEntry(gt, k, v, gt.lay[k].ent[v], gt.lay[k].ent[u])
 	paths, laps := rg.relinkRescored(gt, k, v, u)
 	return cost(paths-lapWeight*laps)*pathUnit - price, true
 }
@@ -863,13 +829,13 @@ func (rg *regrower) stepTree(gt *growTree, k, v int, u int32) (gain cost, ok boo
 // disjoint paths and the overlaps the switches behind v gain; the loads
 // stay as they were (rg.deltas holds their change: shiftLoads).
 func (rg *regrower) relinkRescored(gt *growTree, k, v int, u int32) (paths, laps int) {
-	gt.buf = gt.subtree(k, v, gt.buf[:0])
+	gt.buf = gt.lay[k].subtree(int32(v), gt.buf[:0])
 	before, lapsBefore := 0, 0
 	for _, x := range gt.buf {
 		before += int(gt.score[x])
 		lapsBefore += int(gt.lap[x])
 	}
-	gt.relink(k, v, u)
+	gt.lay[k].relink(int32(v), u)
 	p, l := gt.rescore(rg, gt.buf)
 	return p - before, l - lapsBefore
 }
@@ -881,7 +847,7 @@ func (rg *regrower) moveEntry(gt *growTree, k, v int, from, to int32) cost {
 	if k == 0 || from == to {
 		return 0
 	}
-	x := mulDiv(gt.sub[k][v], pathUnit, max(rg.sumW, 1))
+	x := mulDiv(gt.lay[k].sub[v], pathUnit, max(rg.sumW, 1))
 	var price cost
 	for _, e := range [2]struct {
 		n int32
@@ -923,50 +889,7 @@ func (rg *regrower) canMove(gt *growTree, k, v int, u int32) bool {
 			return false
 		}
 	}
-	return int(gt.dep[k][u])+1+gt.height(k, v) <= 3
-}
-
-// height is how far below v its subtree reaches (0: v alone).
-func (gt *growTree) height(k, v int) int {
-	h := 0
-	for _, c := range gt.kids[k][v] {
-		h = max(h, 1+gt.height(k, int(c)))
-	}
-	return h
-}
-
-// subtree appends v and the switches behind it in layer k to out.
-func (gt *growTree) subtree(k, v int, out []int32) []int32 {
-	out = append(out, int32(v))
-	for _, c := range gt.kids[k][v] {
-		out = gt.subtree(k, int(c), out)
-	}
-	return out
-}
-
-// relink makes u the next switch of v in layer k and updates the lists,
-// routes through, lengths and first switches of v's subtree.
-func (gt *growTree) relink(k, v int, u int32) {
-	par, W := gt.par[k], gt.sub[k][v]
-	old := par[v]
-	for x := old; x >= 0 && par[x] >= 0; x = par[x] {
-		gt.sub[k][x] -= W
-	}
-	gt.kids[k][old] = slices.DeleteFunc(gt.kids[k][old], func(c int32) bool { return int(c) == v })
-	par[v] = u
-	gt.kids[k][u] = append(gt.kids[k][u], int32(v))
-	for x := u; x >= 0 && par[x] >= 0; x = par[x] {
-		gt.sub[k][x] += W
-	}
-	gt.place(k, v, gt.dep[k][u]+1, gt.ent[k][u])
-}
-
-// place sets the length and first switch of v and its subtree.
-func (gt *growTree) place(k, v int, dep int8, ent int32) {
-	gt.dep[k][v], gt.ent[k][v] = dep, ent
-	for _, c := range gt.kids[k][v] {
-		gt.place(k, int(c), dep+1, ent)
-	}
+	return gt.lay[k].hops[u]+1+gt.lay[k].height(int32(v)) <= 3
 }
 
 // rescore recomputes the scores of the switches in list and returns
@@ -985,7 +908,7 @@ func (gt *growTree) rescore(rg *regrower, list []int32) (paths, laps int) {
 // through v in layer k from v's route onto v → u and u's route.
 func (rg *regrower) shiftDeltas(gt *growTree, k, v int, u int32) {
 	S := len(rg.g.adj)
-	W := gt.sub[k][v]
+	W := gt.lay[k].sub[v]
 	rg.deltas = rg.deltas[:0]
 	add := func(c int32, w int64) {
 		c = int32(rg.g.chanRep(int(c))) // an orbit's channels carry the same load
@@ -1082,7 +1005,7 @@ func (rg *regrower) lastHopShares(gt *growTree, out []int64) []int64 {
 		}
 		rg.sumW += w
 		for k := 1; k < len(gt.par); k++ {
-			if i := rg.nbIdx[gt.ent[k][s]]; i >= 0 {
+			if i := rg.nbIdx[gt.lay[k].ent[s]]; i >= 0 {
 				out[(k-1)*rg.N+int(i)] += w
 			}
 		}

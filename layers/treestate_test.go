@@ -11,8 +11,9 @@ import (
 // TestTreeStateMoveMatchesARebuild moves random switches of the trees of
 // generated fabrics to random next hops (any that keep the tree a tree,
 // lengths unchecked) and compares the state move keeps with one read
-// afresh from the changed table after every move: lengths, route counts,
-// children in order, and the slack up and down.
+// afresh from the changed table after every move: next switches,
+// lengths, last switches, route counts, children in order, and the slack
+// up and down. The tree (tree.go) is the one regrowing moves too.
 func TestTreeStateMoveMatchesARebuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 0))
 	moves := 0
@@ -37,7 +38,7 @@ func TestTreeStateMoveMatchesARebuild(t *testing.T) {
 					continue
 				}
 				j := rng.IntN(len(g.adj[v]))
-				if ts.inSubtree(g, int(g.peer[g.chOff[v]+j]), v) {
+				if ts.inSubtree(int(g.peer[g.chOff[v]+j]), v) {
 					continue // a loop
 				}
 				ts.move(b, v, j)
@@ -45,9 +46,10 @@ func TestTreeStateMoveMatchesARebuild(t *testing.T) {
 				fresh.build(g, slices.Clone(ts.tab), ts.t, int64(len(b.members[d])))
 				fresh.measure(b)
 				for s := 0; s < S; s++ {
-					if fresh.hops[s] != ts.hops[s] || fresh.sub[s] != ts.sub[s] || fresh.up[s] != ts.up[s] || fresh.down[s] != ts.down[s] {
-						t.Fatalf("case %d, layer %d tree %d, after moving switch %d: switch %d has hops %d sub %d up %d down %d, a rebuild %d %d %d %d",
-							i, k, d, v, s, ts.hops[s], ts.sub[s], ts.up[s], ts.down[s], fresh.hops[s], fresh.sub[s], fresh.up[s], fresh.down[s])
+					if fresh.hops[s] != ts.hops[s] || fresh.sub[s] != ts.sub[s] || fresh.up[s] != ts.up[s] || fresh.down[s] != ts.down[s] ||
+						fresh.par[s] != ts.par[s] || fresh.ent[s] != ts.ent[s] {
+						t.Fatalf("case %d, layer %d tree %d, after moving switch %d: switch %d has next %d hops %d last %d sub %d up %d down %d, a rebuild %d %d %d %d %d %d",
+							i, k, d, v, s, ts.par[s], ts.hops[s], ts.ent[s], ts.sub[s], ts.up[s], ts.down[s], fresh.par[s], fresh.hops[s], fresh.ent[s], fresh.sub[s], fresh.up[s], fresh.down[s])
 					}
 					if !slices.Equal(ts.subtree(int32(s), nil), fresh.subtree(int32(s), nil)) {
 						t.Fatalf("case %d, layer %d tree %d, after moving switch %d: switch %d's subtree %v, a rebuild %v", i, k, d, v, s, ts.subtree(int32(s), nil), fresh.subtree(int32(s), nil))

@@ -107,7 +107,10 @@ const evacuateKids = 3
 // s as bestNext does, if s's move saves more than theirs cost; it puts
 // them back otherwise.
 func (rg *regrower) evacuate(gt *growTree, k, s int) bool {
-	kids := append([]int32(nil), gt.kids[k][s]...)
+	var kids []int32
+	for y := gt.lay[k].first[s]; y >= 0; y = gt.lay[k].next[y] {
+		kids = append(kids, y)
+	}
 	if len(kids) == 0 || len(kids) > evacuateKids {
 		return false
 	}

@@ -179,7 +179,7 @@ func (rg *regrower) bestMove(gt *growTree, k int, c int32) bool {
 	g := rg.g
 	u := int32(g.tail(int(c)))
 	best := unloadMove{v: -1}
-	behind := gt.subtree(k, int(u), nil)
+	behind := gt.lay[k].subtree(u, nil)
 	for _, v := range behind {
 		for _, to := range g.peer[g.chOff[v]:g.chOff[v+1]] {
 			if gain, ok := rg.tryMove(gt, k, c, unloadMove{v: v, to: to, y: -1}); ok && gain > best.gain {
