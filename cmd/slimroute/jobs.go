@@ -19,21 +19,52 @@ import (
 type jobsRouted struct {
 	File string              `json:"file"`
 	Pass layers.TrafficStats `json:"pass"`
+	// Text is the job file as read: a later route --jobs --previous
+	// replays this routing from it (switchover.go)
+	Text string `json:"text"`
+	// SwitchedOver says the routing started from the routing in
+	// --previous, and History holds the job files of the routings since
+	// the last full computation, oldest first ("": routed without jobs)
+	SwitchedOver string   `json:"switched_over_from,omitempty"`
+	History      []string `json:"history,omitempty"`
 }
 
+// maxJobFile bounds the job file route --jobs reads (summary.json keeps
+// its text).
+const maxJobFile = 16 << 20
+
 // routeForJobs sets cfg.Traffic from the job file --jobs names (nothing
-// without the flag): the jobs' hosts must be HCAs of f.
-func routeForJobs(c *cli.Context, f *fabric.Fabric, cfg *pipeline.Config) error {
+// without the flag): the jobs' hosts must be HCAs of f. It returns the
+// file's text.
+func routeForJobs(c *cli.Context, f *fabric.Fabric, cfg *pipeline.Config) (string, error) {
 	file := c.String("jobs")
 	if file == "" {
-		return nil
+		return "", nil
 	}
-	js, err := readJobs(file)
+	fh, err := openInput(file)
 	if err != nil {
-		return err
+		return "", err
 	}
-	cfg.Traffic, err = jobs.Traffic(f, js, file)
-	return err
+	defer fh.Close()
+	text, err := io.ReadAll(io.LimitReader(fh, maxJobFile+1))
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", file, err)
+	}
+	if len(text) > maxJobFile {
+		return "", fmt.Errorf("%s: longer than %d MiB; give the jobs that run, one line each", file, maxJobFile>>20)
+	}
+	cfg.Traffic, err = trafficOf(f, string(text), file)
+	return string(text), err
+}
+
+// trafficOf reads the jobs of a job file's text (file names it in
+// errors) and returns their traffic on f.
+func trafficOf(f *fabric.Fabric, text, file string) (*layers.Traffic, error) {
+	js, err := jobs.Read(strings.NewReader(text), file)
+	if err != nil {
+		return nil, err
+	}
+	return jobs.Traffic(f, js, file)
 }
 
 // readJobs reads the job file named file ("-": standard input).

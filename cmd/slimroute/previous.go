@@ -16,6 +16,7 @@ import (
 	"slimroute/lft"
 	"slimroute/pipeline"
 	"slimroute/repair"
+	"slimroute/transition"
 	"slimroute/verify"
 )
 
@@ -418,6 +419,44 @@ type againstPrevious struct {
 	// Unread says why the previous tables were not compared (the other
 	// fields are then 0)
 	Unread string `json:"unread,omitempty"`
+	// SwitchOver is package transition's judgement of the switch-over
+	// from the previous tables to these while the switches are
+	// programmed one by one and hosts keep their path records
+	SwitchOver *switchOverJudged `json:"switch_over,omitempty"`
+}
+
+// switchOverJudged is a switch-over's judgement: safe, or its first
+// finding, or why it was not judged.
+type switchOverJudged struct {
+	Safe      bool   `json:"safe"`
+	Finding   string `json:"finding,omitempty"`
+	NotJudged string `json:"not_judged,omitempty"`
+}
+
+// judgeSwitchOver judges the switch-over from prev to tab.
+func judgeSwitchOver(prev, tab *lft.Tables) *switchOverJudged {
+	rep, err := transition.Check(prev, tab)
+	switch {
+	case err != nil:
+		return &switchOverJudged{NotJudged: err.Error()}
+	case rep.Safe():
+		return &switchOverJudged{Safe: true}
+	case rep.Loop != nil:
+		return &switchOverJudged{Finding: fmt.Sprintf("forwarding loops toward %d LIDs, first %s", rep.Loops, rep.Loop)}
+	case rep.Cycle != nil:
+		return &switchOverJudged{Finding: fmt.Sprintf("a credit loop of %d channels, first %s", len(rep.Cycle), rep.Cycle[0])}
+	}
+	return &switchOverJudged{Finding: fmt.Sprintf("%d dead ends, first %s", rep.DeadEnds, rep.Dead[0])}
+}
+
+func (j *switchOverJudged) String() string {
+	switch {
+	case j.NotJudged != "":
+		return "switch-over not judged: " + j.NotJudged
+	case j.Safe:
+		return "switch-over judged safe: no mix of the two, programmed switch by switch under either path SL, loops, holds a credit loop or drops"
+	}
+	return "WARNING: switch-over NOT safe while the switches are programmed: " + j.Finding + "; load these tables while no traffic runs"
 }
 
 // compareWithPrevious compares tab with prev, the tables route wrote into
@@ -441,6 +480,7 @@ func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables
 	}
 	out.Entries, out.PathSLs = lft.Changed(prev, tab)
 	out.Blocks, out.SL2VL = lft.SentToSwitches(prev, tab)
+	out.SwitchOver = judgeSwitchOver(prev, tab)
 	return out
 }
 
@@ -448,5 +488,5 @@ func (p *againstPrevious) String() string {
 	if p.Unread != "" {
 		return fmt.Sprintf("against the routing in %s: not compared (%s)", p.Previous, p.Unread)
 	}
-	return fmt.Sprintf("against the routing in %s: %d LFT entries and %d path SLs changed; to send: %d LFT blocks of 64 LIDs and %d SL2VL tables (switch, in port, out port)", p.Previous, p.Entries, p.PathSLs, p.Blocks, p.SL2VL)
+	return fmt.Sprintf("against the routing in %s: %d LFT entries and %d path SLs changed; to send: %d LFT blocks of 64 LIDs and %d SL2VL tables (switch, in port, out port)\n%s", p.Previous, p.Entries, p.PathSLs, p.Blocks, p.SL2VL, p.SwitchOver)
 }

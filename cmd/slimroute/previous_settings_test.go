@@ -15,6 +15,7 @@ import (
 	"slimroute/fabric"
 	"slimroute/lft"
 	"slimroute/slimfly"
+	"slimroute/transition"
 	"slimroute/verify"
 )
 
@@ -196,8 +197,17 @@ func checkAgainstPrevious(t *testing.T, name, out, prevDir, outDir string, befor
 	if err == nil {
 		err = json.Unmarshal(text, &sum)
 	}
-	if err != nil || sum.Against == nil || *sum.Against != want || !strings.Contains(out, want.String()+"\n") {
-		t.Fatalf("%s: summary.json says %+v (%v), want %+v, in the output too:\n%s", name, sum.Against, err, want, out)
+	if err != nil || sum.Against == nil || sum.Against.SwitchOver == nil {
+		t.Fatalf("%s: summary.json says %+v (%v):\n%s", name, sum.Against, err, out)
+	}
+	// the switch-over, judged by package transition on the files
+	rep, err := transition.Check(a, b)
+	if so := sum.Against.SwitchOver; (err != nil) != (so.NotJudged != "") || err == nil && so.Safe != rep.Safe() {
+		t.Fatalf("%s: summary.json judges the switch-over %+v, transition %v %v", name, so, rep, err)
+	}
+	want.SwitchOver = sum.Against.SwitchOver
+	if *sum.Against != want || !strings.Contains(out, want.String()+"\n") {
+		t.Fatalf("%s: summary.json says %+v, want %+v, in the output too:\n%s", name, sum.Against, want, out)
 	}
 }
 

@@ -76,13 +76,14 @@ and only then writes, atomically, into DIR:
 Examples:
    slimroute route --slimfly 5 --layers 4 --deadlock hops -o out/route
    slimroute route --fabric ibnetdiscover.out --lids-from-fabric --deadlock dfsssp --vls 4 -o out/
-   slimroute route --fabric after-failure.out --vls 4 --previous out/route -o out/repaired`,
+   slimroute route --fabric after-failure.out --vls 4 --previous out/route -o out/repaired
+   slimroute route --fabric now.out --jobs new-jobs.txt --previous out/jobs -o out/jobs2`,
 		Flags: append(append(sourceFlags(), pipelineFlags()...),
 			&cli.StringFlag{Name: "profile", Usage: "write cpu.pprof and heap.pprof of this run to `DIR` (go tool pprof)"},
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 			&cli.StringFlag{Name: "jobs", Usage: "route for the traffic of the jobs in `FILE` (a job file, docs/formats.md; e.g. squeue -h -o \"%i %N\" > jobs.txt): the trees their flows take are moved so that their loads spread and their flows part, sharing between compatible jobs preferred, layer 0 minimal and every other pair's disjoint paths kept; no job's contention factor rises (slimroute analyze --jobs FILE measures it)"},
-			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left, SL2VL tables naming a VL --vls lacks, a routing flag given that differs from the previous routing's); flags left out take the previous routing's values (its summary.json); DIR missing or a file in it that does not read is an error"},
+			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left, SL2VL tables naming a VL --vls lacks, a routing flag given that differs from the previous routing's); flags left out take the previous routing's values (its summary.json); DIR missing or a file in it that does not read is an error. With --jobs: route the new jobs from DIR's routing (replayed from its summary.json and checked against its files) by moves that keep every mix of the two deadlock-free, so the switch-over is safe; a full recompute says whether its switch-over is"},
 			&cli.BoolFlag{Name: "mend", Value: true, Usage: "where a repair (--previous, or the completion of a Slim Fly missing a few cables) leaves a pair (source switch, destination HCA) whose routes broke with fewer disjoint paths, move one of its routes that did not break when that gives it more and costs no other pair one (7–8 % more entries than the repair alone on Slim Fly q = 5 and 7; docs/quality.md); --mend=false changes only the entries whose routes crossed what is gone"},
 		),
 		Action: func(c *cli.Context) error {
@@ -113,12 +114,21 @@ Examples:
 				return err
 			}
 			lap("load_ms")
-			if err := routeForJobs(c, f, &cfg); err != nil {
+			jobText, err := routeForJobs(c, f, &cfg)
+			if err != nil {
 				return err
 			}
-			var prevTab *lft.Tables // the previous tables, where a refused repair read them
+			var prevTab *lft.Tables // the previous tables, where a refused repair or switch-over read them
+			var chain []string      // the job files of the routing switched over from
 			if prev := c.String("previous"); prev != "" && cfg.Traffic != nil {
-				fmt.Fprintf(c.App.Writer, "cannot repair the routing in %s: --jobs routes for the jobs' traffic; recomputing in full\n", prev)
+				from, ch, read, why, err := switchOverFrom(c.App.Writer, f, &cfg, c.IsSet, prev)
+				if err != nil {
+					return err
+				}
+				if why != "" {
+					fmt.Fprintf(c.App.Writer, "cannot switch over from the routing in %s to the jobs of --jobs: %s; recomputing in full\n", prev, why)
+				}
+				cfg.SwitchOverFrom, chain, prevTab = from, ch, read
 			} else if prev != "" {
 				done, read, err := routeFromPrevious(c.App.Writer, f, &cfg, c.IsSet, prev, c.String("output"), c.Bool("ibdmchk"), timings)
 				if done || err != nil {
@@ -150,10 +160,17 @@ Examples:
 				return err
 			}
 			if res.Routing.Traffic != nil {
-				sum.Jobs = &jobsRouted{File: c.String("jobs"), Pass: *res.Routing.Traffic}
+				sum.Jobs = &jobsRouted{File: c.String("jobs"), Pass: *res.Routing.Traffic, Text: jobText}
+				if res.SwitchOver {
+					sum.Jobs.SwitchedOver, sum.Jobs.History = c.String("previous"), chain
+				} else if cfg.SwitchOverFrom != nil {
+					fmt.Fprintf(c.App.Writer, "could not route from the routing in %s (its VLs cannot be kept for these routes, or its LIDs differ); recomputed in full\n", c.String("previous"))
+				}
 			}
 			if prev := c.String("previous"); prev != "" {
+				start := time.Now()
 				sum.AgainstPrevious = compareWithPrevious(prev, f, res.Tables, prevTab)
+				timings["against_previous_ms"] = since(start)
 			}
 			files = append(files, outputFile{"timings.json", func(w io.Writer) error {
 				lap("write_ms") // written last: the files before it are written, their renames left
@@ -319,6 +336,9 @@ func printRoute(out io.Writer, res *pipeline.Result, sum *routeSummary, dir stri
 			fmt.Fprintf(out, " (%d trees given back: a job's contention factor rose)", t.Kept)
 		}
 		fmt.Fprintf(out, "; their load cost %.4g → %.4g (slimroute analyze --jobs %s measures each job)\n", t.Before, t.After, sum.Jobs.File)
+		if sum.Jobs.SwitchedOver != "" {
+			fmt.Fprintf(out, "  routed from the tables in %s, by moves that keep every mix of the two deadlock-free (VLs and path SLs kept)\n", sum.Jobs.SwitchedOver)
+		}
 	}
 	fmt.Fprintf(out, "deadlock scheme %s: needs %d VLs, uses %d VLs and %d SLs", a.Scheme, a.Needed, a.VLs, a.SLs)
 	if a.Packing != "" {

@@ -58,7 +58,11 @@ type previousSummary struct {
 	Settings *routeSettings `json:"settings"`
 	Previous *string        `json:"previous"` // a repair's: the directory it repaired
 	Base     string         `json:"base"`     // a repair's: its base (see baseOf)
-	missing  error          // the file's absence (an older slimroute's routing)
+	Jobs     *struct {
+		Text    *string  `json:"text"` // nil: an older slimroute's, which kept no text
+		History []string `json:"history"`
+	} `json:"jobs"`
+	missing error // the file's absence (an older slimroute's routing)
 }
 
 // readSummary reads dir/summary.json, once for the settings and the base;
