@@ -296,6 +296,9 @@ func (tp *trafficPass) allowed(k, d int, mv trafficMove, behind []behindSwitch, 
 		if !b.hosts {
 			continue
 		}
+		if tp.dfGroup != nil && !dragonflyShape(g, tp.dfGroup, tp.dfLeaf, b.prefix, tail) {
+			return false
+		}
 		b.other[k] = append(slices.Clip(b.prefix), tail...)
 		n := disjointRoutes(b.other)
 		b.other[k] = nil
@@ -327,4 +330,37 @@ func (tp *trafficPass) lengthOK(k, z, was, now int) bool {
 		return true
 	}
 	return was == now
+}
+
+// dragonflyShape tells whether the route of channels a then b keeps the
+// shapes deadlock.AssignDragonfly's VLs are proven for on a Dragonfly+
+// (group and leaf per switch): the VL counts the global cables crossed
+// before a hop, and within a VL the hops rise in the order up (leaf to
+// spine) < down (spine to leaf) < global on VL 0, down < up < global on
+// the others; at most two global cables (three VLs). A move of the
+// traffic pass that would leave it (a route down into a leaf of its
+// first group and up again) could close a credit loop.
+func dragonflyShape(g *graph, group []int32, leaf []bool, a, b []int32) bool {
+	vl, last := 0, -1
+	for _, chs := range [2][]int32{a, b} {
+		for _, c := range chs {
+			x, y := g.tail(int(c)), int(g.peer[c])
+			rank := 2 // global
+			switch {
+			case group[x] != group[y]:
+			case leaf[x] == (vl == 0): // up on VL 0, down on the others
+				rank = 0
+			default:
+				rank = 1
+			}
+			if rank < last {
+				return false
+			}
+			last = rank
+			if rank == 2 {
+				vl, last = vl+1, -1
+			}
+		}
+	}
+	return vl <= 2
 }

@@ -44,6 +44,11 @@ type trafficPass struct {
 	// routes (never down: a pair that gets them back still counts), and
 	// lossBudget bounds it: lossPermille of all pairs
 	lost, lossBudget int
+	// dfGroup and dfLeaf are the groups and leaves of a Dragonfly+
+	// routing (nil otherwise): its routes keep their shapes
+	// (dragonflyShape)
+	dfGroup []int32
+	dfLeaf  []bool
 	// peak is the load above which a channel costs more while shaving
 	// (0: not shaving)
 	peak int64
@@ -116,6 +121,7 @@ func newTrafficPass(g *graph, r *Routing, t *Traffic) *trafficPass {
 	tp := &trafficPass{g: g, r: r, J: max(t.Jobs, 1), flows: map[int][]srcFlow{}, saved: map[treeKey][]uint8{},
 		dist: make([]int32, S), path: make([][]int32, S), via: make([][]int32, S), through: make([][]int64, S),
 		under: make([][]int32, S), others: make([][][]int32, S)}
+	tp.dfGroup, tp.dfLeaf, _ = r.DragonflyPlus()
 	tp.kappa = make([]int64, tp.J*tp.J)
 	tp.apart = make([]bool, tp.J*tp.J)
 	for i := 0; i < tp.J; i++ {
