@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -41,12 +42,16 @@ func routeForJobs(c *cli.Context, f *fabric.Fabric, cfg *pipeline.Config) (strin
 	if file == "" {
 		return "", nil
 	}
-	fh, err := openInput(file)
-	if err != nil {
-		return "", err
+	in := io.Reader(os.Stdin)
+	if file != "-" {
+		fh, err := openInput(file)
+		if err != nil {
+			return "", err
+		}
+		defer fh.Close()
+		in = fh
 	}
-	defer fh.Close()
-	text, err := io.ReadAll(io.LimitReader(fh, maxJobFile+1))
+	text, err := io.ReadAll(io.LimitReader(in, maxJobFile+1))
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", file, err)
 	}
@@ -69,6 +74,9 @@ func trafficOf(f *fabric.Fabric, text, file string) (*layers.Traffic, error) {
 
 // readJobs reads the job file named file ("-": standard input).
 func readJobs(file string) ([]jobs.Job, error) {
+	if file == "-" {
+		return jobs.Read(os.Stdin, file)
+	}
 	fh, err := openInput(file)
 	if err != nil {
 		return nil, err

@@ -158,6 +158,14 @@ func previousFor(prevDir string, f *fabric.Fabric, cfg *pipeline.Config, isSet f
 	fail := func(err error) (*previousRouting, string, error) {
 		return nil, "", fmt.Errorf("--previous %s: %w; give the directory route -o wrote, or leave --previous out to compute the routing in full", prevDir, err)
 	}
+	if fi, err := os.Stat(prevDir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		} else if errors.Is(err, fs.ErrNotExist) {
+			err = errors.New("no such directory")
+		}
+		return fail(err)
+	}
 	sum, err := readSummary(prevDir)
 	if err != nil {
 		return fail(err)
@@ -452,7 +460,7 @@ func judgeSwitchOver(prev, tab *lft.Tables) *switchOverJudged {
 func (j *switchOverJudged) String() string {
 	switch {
 	case j.NotJudged != "":
-		return "switch-over not judged: " + j.NotJudged
+		return "WARNING: switch-over not judged (" + j.NotJudged + "): load these tables while no traffic runs"
 	case j.Safe:
 		return "switch-over judged safe: no mix of the two, programmed switch by switch under either path SL, loops, holds a credit loop or drops"
 	}
@@ -481,6 +489,16 @@ func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables
 	out.Entries, out.PathSLs = lft.Changed(prev, tab)
 	out.Blocks, out.SL2VL = lft.SentToSwitches(prev, tab)
 	out.SwitchOver = judgeSwitchOver(prev, tab)
+	if out.SwitchOver.NotJudged != "" {
+		// another fabric (cables, switches or hosts gone or added): the
+		// previous tables read onto this one, as the switches hold them
+		// while the new ones are programmed
+		if onto, _, err := readPrevious(prevDir, f); err == nil {
+			if j := judgeSwitchOver(onto, tab); j.NotJudged == "" {
+				out.SwitchOver = j
+			}
+		}
+	}
 	return out
 }
 

@@ -137,6 +137,9 @@ Examples:
 				prevTab = read
 			}
 			res, err := pipeline.Run(f, cfg)
+			if err != nil && c.String("previous") != "" {
+				err = fmt.Errorf("%w (the routing flags the run left out took their values from %s)", err, filepath.Join(c.String("previous"), "summary.json"))
+			}
 			if err != nil {
 				return fabricLIDs(c, err)
 			}

@@ -55,7 +55,7 @@ func switchOverFrom(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet
 		chain = append(append([]string(nil), sum.Jobs.History...), *sum.Jobs.Text)
 	}
 	if len(chain) > maxReplay {
-		return nil, nil, read, fmt.Sprintf("it is the %d-th routing since the last full computation, and route replays at most %d", len(chain), maxReplay), nil
+		return nil, nil, read, fmt.Sprintf("it is routing %d since the last full computation, and route replays at most %d", len(chain), maxReplay), nil
 	}
 	start := time.Now()
 	from, why = replay(f, *cfg, chain, prevDir)
@@ -66,7 +66,10 @@ func switchOverFrom(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet
 		return nil, nil, read, fmt.Sprintf("replaying it gave other tables than its files hold (%d LFT entries, %d path SLs differ): the fabric, its LIDs or slimroute changed since", e, s), nil
 	}
 	if b, v := lft.SentToSwitches(read, from.Tables); b > 0 || v > 0 {
-		return nil, nil, read, fmt.Sprintf("replaying it gave other SL2VL tables than its files hold (%d switches' tables differ)", v), nil
+		return nil, nil, read, fmt.Sprintf("replaying it gave other SL2VL tables than its files hold (%d of a switch's in and out ports differ)", v), nil
+	}
+	if p := otherLID(read, from.Tables); p != "" {
+		return nil, nil, read, fmt.Sprintf("replaying it gave %s other LIDs than its files do", p), nil
 	}
 	fmt.Fprintf(out, "replayed the routing in %s (a full computation and %s after it, from the job files its summary.json keeps) in %.1f s: the same tables\n", prevDir, plural(len(chain)-1, "switch-over"), time.Since(start).Seconds())
 	return from, chain, read, "", nil
@@ -79,9 +82,9 @@ func replay(f *fabric.Fabric, cfg pipeline.Config, chain []string, prevDir strin
 	for i, text := range chain {
 		c := cfg
 		c.Traffic, c.SwitchOverFrom = nil, last
-		if text != "" {
+		if text != "" || i > 0 { // ("" after the first: an empty job file, switched over to)
 			var err error
-			name := fmt.Sprintf("%s/summary.json's job file %d", prevDir, i+1)
+			name := fmt.Sprintf("%s/summary.json's job file %d of %d", prevDir, i+1, len(chain))
 			if c.Traffic, err = trafficOf(f, text, name); err != nil {
 				return nil, fmt.Sprintf("its jobs no longer fit the fabric (%v)", err)
 			}
@@ -91,11 +94,28 @@ func replay(f *fabric.Fabric, cfg pipeline.Config, chain []string, prevDir strin
 			return nil, fmt.Sprintf("replaying it failed (%v)", err)
 		}
 		if i > 0 && !res.SwitchOver {
-			return nil, fmt.Sprintf("replaying its %d-th routing did not switch over", i+1)
+			return nil, fmt.Sprintf("replaying routing %d of the %d since the last full computation did not switch over", i+1, len(chain))
 		}
 		last = res
 	}
 	return last, ""
+}
+
+// otherLID names the first port (matched by node GUID) whose LIDs differ
+// between a and b, or "" when every port has the same LIDs in both.
+func otherLID(a, b *lft.Tables) string {
+	fa, fb := a.Fabric(), b.Fabric()
+	if a.LIDs().NumPorts() != b.LIDs().NumPorts() {
+		return fmt.Sprintf("%d ports, not %d,", b.LIDs().NumPorts(), a.LIDs().NumPorts())
+	}
+	for _, p := range a.LIDs().Ports() {
+		n, ok := fb.NodeByGUID(fa.GUID(p.Port.Node))
+		q, has := b.LIDs().Of(fabric.PortRef{Node: n, Port: p.Port.Port})
+		if !ok || !has || q.Base != p.Base || q.LMC != p.LMC {
+			return fa.PortString(p.Port)
+		}
+	}
+	return ""
 }
 
 // plural writes n and noun, with an s unless n is 1.

@@ -65,6 +65,35 @@ func TestJobFileChangesSwitchOverOffline(t *testing.T) {
 		}
 		last = prev
 	}
+	// every job ended (an empty job file), then new ones: both switch over
+	for i, lines := range [][]string{nil, drawJobLines(rand.New(rand.NewPCG(9, 30)), hosts)} {
+		next := filepath.Join(dir, fmt.Sprintf("ended-%d", i))
+		out, err := runApp(t, "route", "--fabric", net, "--jobs", writeJobs(t, dir, fmt.Sprintf("ended-%d.jobs", i), lines), "--previous", last, "-o", next)
+		if err != nil || !strings.Contains(out, "routed from the tables in "+last) || !strings.Contains(out, "switch-over judged safe") {
+			t.Fatalf("after every job ended, step %d: %v\n%s", i, err, out)
+		}
+		last = next
+	}
+	// new jobs and a cable gone: recomputed in full, the switch-over
+	// judged with the previous tables on the fabric as it is now
+	var cable int
+	for i, l := range f.Links() {
+		if f.Kind(l.A.Node) == fabric.Switch && f.Kind(l.B.Node) == fabric.Switch {
+			cable = i
+			break
+		}
+	}
+	damaged, err := f.Without(nil, []int{cable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := filepath.Join(dir, "damaged")
+	out, err := runApp(t, "route", "--fabric", writeFabric(t, dir, "damaged.json", damaged), "--jobs", filepath.Join(dir, "j0-2.jobs"), "--previous", last, "-o", now)
+	if err != nil || !strings.Contains(out, "recomputing in full") {
+		t.Fatalf("new jobs and a cable gone: %v\n%s", err, out)
+	}
+	judgedAsTransition(t, readRouteDir(t, damaged, last), readRouteDir(t, damaged, now), now, out, "new jobs and a cable gone")
+
 	// an edited directory: one LFT entry of a switch changed by hand
 	lfts := filepath.Join(last, "opensm-lfts.txt")
 	b, _ := os.ReadFile(lfts)
@@ -73,22 +102,30 @@ func TestJobFileChangesSwitchOverOffline(t *testing.T) {
 	edited := fmt.Sprintf("0x0002 %03d", 1+atoiOr(line[7:])%7)
 	os.WriteFile(lfts, slices.Concat(b[:i], []byte(edited), b[i+10:]), 0o644)
 	full := filepath.Join(dir, "edited")
-	out, err := runApp(t, "route", "--fabric", net, "--jobs", filepath.Join(dir, "j0-1.jobs"), "--previous", last, "-o", full)
+	out, err = runApp(t, "route", "--fabric", net, "--jobs", filepath.Join(dir, "j0-1.jobs"), "--previous", last, "-o", full)
 	if err != nil || !strings.Contains(out, "replaying it gave other tables than its files hold") || !strings.Contains(out, "recomputing in full") {
 		t.Fatalf("an edited directory (%q → %q): %v\n%s", line, edited, err, out)
 	}
-	// the full recompute's switch-over, judged as transition judges it
-	rep, err := transition.Check(readRouteDir(t, f, last), readRouteDir(t, f, full))
+	judgedAsTransition(t, readRouteDir(t, f, last), readRouteDir(t, f, full), full, out, "the edited directory's full recompute")
+}
+
+// judgedAsTransition checks that route's judgement of a switch-over from
+// old to the tables in dir (out its output) is package transition's.
+func judgedAsTransition(t *testing.T, old, now *lft.Tables, dir, out, what string) {
+	t.Helper()
+	rep, err := transition.Check(old, now)
 	var sum struct {
 		Against struct {
 			SwitchOver struct {
-				Safe bool `json:"safe"`
+				Safe      bool   `json:"safe"`
+				NotJudged string `json:"not_judged"`
 			} `json:"switch_over"`
 		} `json:"against_previous"`
 	}
-	b, _ = os.ReadFile(filepath.Join(full, "summary.json"))
-	if err != nil || json.Unmarshal(b, &sum) != nil || sum.Against.SwitchOver.Safe != rep.Safe() || strings.Contains(out, "WARNING: switch-over NOT safe") == rep.Safe() {
-		t.Errorf("the full recompute's switch-over: transition says safe %v (%v), summary.json %+v:\n%s", rep.Safe(), err, sum, out)
+	b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	so := &sum.Against.SwitchOver
+	if err != nil || json.Unmarshal(b, &sum) != nil || so.NotJudged != "" || so.Safe != rep.Safe() || strings.Contains(out, "WARNING: switch-over NOT safe") == rep.Safe() {
+		t.Errorf("%s: transition says safe %v (%v), summary.json %+v:\n%s", what, rep.Safe(), err, sum, out)
 	}
 }
 
