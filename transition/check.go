@@ -1,7 +1,11 @@
 package transition
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"slimroute/fabric"
 	"slimroute/lft"
@@ -22,8 +26,28 @@ const MaxSwitchPorts = 1 << 18
 // SL-to-VL tables can loop, hold a credit loop or drop a packet (see the
 // package doc). It fails for tables that cannot be compared, saying what
 // differs, and for fabrics beyond MaxStates or MaxSwitchPorts. The report
-// is the same for the same tables.
+// is the same for the same tables. It judges on one goroutine; CheckWith
+// on more.
 func Check(old, new *lft.Tables) (*Report, error) {
+	return CheckWith(old, new, Options{Workers: 1})
+}
+
+// Options are CheckWith's settings.
+type Options struct {
+	// Workers is how many goroutines judge the LIDs (at least one); the
+	// report is the same for any number.
+	Workers int
+}
+
+// lidChunk is how many LIDs a worker takes at a time.
+const lidChunk = 16
+
+// CheckWith is Check on opts.Workers goroutines: each takes chunks of
+// LIDs in turn, judging them into a part of its own (dependencies with
+// their first packets, dead ends, loops), and the parts are merged by LID,
+// so that what a report names first — the lowest LID's loop, the first
+// dead ends, each dependency's packet — is what one goroutine finds.
+func CheckWith(old, new *lft.Tables, opts Options) (*Report, error) {
 	if err := comparable(old, new); err != nil {
 		return nil, err
 	}
@@ -32,31 +56,89 @@ func Check(old, new *lft.Tables) (*Report, error) {
 	}
 	m := newModel(old, new)
 	r := &Report{Changed: m.changes(), VLs: m.nvl}
-	g := newGraph(m)
-	dead := &deadEnds{}
-	w := newWalker(m, g, dead)
 	lost := [2]map[fabric.PortRef]bool{unreachable(old), unreachable(new)}
-	color := make([]uint8, len(m.sw))
-	for lid := 1; lid <= m.top; lid++ {
-		if !m.owned[lid] {
-			continue
-		}
-		if l := m.loopAt(int32(lid), color); l != nil {
-			r.Loops++
-			if r.Loop == nil {
-				r.Loop = l
+	chunks := (m.top + lidChunk - 1) / lidChunk
+	parts := make([]*part, max(1, min(opts.Workers, chunks)))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for i := range parts {
+		parts[i] = newPart(m)
+		wg.Add(1)
+		go func(p *part) {
+			defer wg.Done()
+			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
+				for lid := 1 + c*lidChunk; lid <= min(m.top, (c+1)*lidChunk); lid++ {
+					p.judge(int32(lid), lost)
+				}
 			}
-		}
-		w.judge = !lost[oldState][m.owner[lid]] && !lost[newState][m.owner[lid]]
-		if !w.judge {
-			r.Unjudged++
-		}
-		r.Paths += w.send(int32(lid))
+		}(parts[i])
 	}
-	r.Dead, r.DeadEnds, r.States = dead.msgs, dead.count, w.states
+	wg.Wait()
+	g := merge(r, parts)
 	r.Channels, r.Dependencies = g.channels(), g.deps
 	r.Cycle = g.hops(g.cycle())
 	return r, nil
+}
+
+// part is what one worker found for the LIDs it judged.
+type part struct {
+	m               *model
+	g               *graph
+	w               *walker
+	dead            *deadEnds
+	color           []uint8
+	loop            *Loop
+	loops, unjudged int
+	paths           int
+}
+
+func newPart(m *model) *part {
+	p := &part{m: m, g: newGraph(m), dead: &deadEnds{}, color: make([]uint8, len(m.sw))}
+	p.w = newWalker(m, p.g, p.dead)
+	return p
+}
+
+// judge judges the packets to lid: its forwarding loops, then every
+// source's packets (lost: the ports each state routes nothing to).
+func (p *part) judge(lid int32, lost [2]map[fabric.PortRef]bool) {
+	m := p.m
+	if !m.owned[lid] {
+		return
+	}
+	if l := m.loopAt(lid, p.color); l != nil {
+		p.loops++
+		if p.loop == nil || l.LID < p.loop.LID {
+			p.loop = l
+		}
+	}
+	p.w.judge = !lost[oldState][m.owner[lid]] && !lost[newState][m.owner[lid]]
+	if !p.w.judge {
+		p.unjudged++
+	}
+	p.paths += p.w.send(lid)
+}
+
+// merge adds the parts' findings to r, by LID, and returns their
+// dependency graph.
+func merge(r *Report, parts []*part) *graph {
+	g := parts[0].g
+	var dead []deadEnd
+	for i, p := range parts {
+		if i > 0 {
+			g.union(p.g)
+		}
+		r.Loops, r.Unjudged, r.Paths, r.States = r.Loops+p.loops, r.Unjudged+p.unjudged, r.Paths+p.paths, r.States+p.w.states
+		if p.loop != nil && (r.Loop == nil || p.loop.LID < r.Loop.LID) {
+			r.Loop = p.loop
+		}
+		r.DeadEnds += p.dead.count
+		dead = append(dead, p.dead.first...)
+	}
+	slices.SortStableFunc(dead, func(a, b deadEnd) int { return cmp.Compare(a.lid, b.lid) }) // (a LID's in one part, in its order)
+	for _, d := range dead[:min(len(dead), MaxDead)] {
+		r.Dead = append(r.Dead, d.msg)
+	}
+	return g
 }
 
 // bound refuses fabrics whose worst case exceeds MaxStates or

@@ -4,12 +4,19 @@ package transition
 // them all.
 const MaxDead = 32
 
-// deadEnds collects the dead ends, each once per LID, in the order found.
+// deadEnds collects the dead ends, each once per LID, in the order found:
+// the first MaxDead spelt out, all counted.
 type deadEnds struct {
 	lid   int32
 	seen  map[string]bool
-	msgs  []string
+	first []deadEnd
 	count int
+}
+
+// deadEnd is one dead end: its LID and what happens there.
+type deadEnd struct {
+	lid int32
+	msg string
 }
 
 // note records msg for lid unless it was noted for lid already.
@@ -22,7 +29,7 @@ func (d *deadEnds) note(lid int32, msg string) {
 	}
 	d.seen[msg] = true
 	d.count++
-	if len(d.msgs) < MaxDead {
-		d.msgs = append(d.msgs, msg)
+	if len(d.first) < MaxDead {
+		d.first = append(d.first, deadEnd{lid, msg})
 	}
 }

@@ -47,6 +47,23 @@ func (g *graph) add(c1, c2 int32, w witness) {
 	g.deps++
 }
 
+// union adds o's channels and dependencies to g, each dependency with the
+// packet of the lower LID where both have it (LIDs judged by one part only).
+func (g *graph) union(o *graph) {
+	for i, w := range o.rows {
+		g.rows[i] |= w
+	}
+	for c, u := range o.used {
+		g.used[c] = g.used[c] || u
+	}
+	for e, w := range o.why {
+		if have, ok := g.why[e]; !ok || w.lid < have.lid {
+			g.why[e] = w
+		}
+	}
+	g.deps = len(g.why)
+}
+
 // successors calls f with every successor of c, in channel order.
 func (g *graph) successors(c int32, f func(int32)) {
 	t := g.m.ends[g.m.links[c/int32(g.nvl)].sw][g.m.links[c/int32(g.nvl)].port].sw

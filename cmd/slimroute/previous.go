@@ -442,8 +442,8 @@ type switchOverJudged struct {
 }
 
 // judgeSwitchOver judges the switch-over from prev to tab.
-func judgeSwitchOver(prev, tab *lft.Tables) *switchOverJudged {
-	rep, err := transition.Check(prev, tab)
+func judgeSwitchOver(prev, tab *lft.Tables, workers int) *switchOverJudged {
+	rep, err := transition.CheckWith(prev, tab, transition.Options{Workers: workers})
 	switch {
 	case err != nil:
 		return &switchOverJudged{NotJudged: err.Error()}
@@ -471,7 +471,7 @@ func (j *switchOverJudged) String() string {
 // prevDir as routeFromPrevious read them, or, when it did not (nil), read
 // here the same way: onto the fabric they were routed for (its
 // fabric.json; without one, onto f).
-func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables) *againstPrevious {
+func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables, workers int) *againstPrevious {
 	out := &againstPrevious{Previous: prevDir}
 	if prev == nil {
 		onto, err := previousFabric(prevDir)
@@ -488,13 +488,13 @@ func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables
 	}
 	out.Entries, out.PathSLs = lft.Changed(prev, tab)
 	out.Blocks, out.SL2VL = lft.SentToSwitches(prev, tab)
-	out.SwitchOver = judgeSwitchOver(prev, tab)
+	out.SwitchOver = judgeSwitchOver(prev, tab, workers)
 	if out.SwitchOver.NotJudged != "" {
 		// another fabric (cables, switches or hosts gone or added): the
 		// previous tables read onto this one, as the switches hold them
 		// while the new ones are programmed
 		if onto, _, err := readPrevious(prevDir, f); err == nil {
-			if j := judgeSwitchOver(onto, tab); j.NotJudged == "" {
+			if j := judgeSwitchOver(onto, tab, workers); j.NotJudged == "" {
 				out.SwitchOver = j
 			}
 		}

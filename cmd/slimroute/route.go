@@ -172,7 +172,7 @@ Examples:
 			}
 			if prev := c.String("previous"); prev != "" {
 				start := time.Now()
-				sum.AgainstPrevious = compareWithPrevious(prev, f, res.Tables, prevTab)
+				sum.AgainstPrevious = compareWithPrevious(prev, f, res.Tables, prevTab, cfg.Workers)
 				timings["against_previous_ms"] = since(start)
 			}
 			files = append(files, outputFile{"timings.json", func(w io.Writer) error {

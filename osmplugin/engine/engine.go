@@ -128,7 +128,7 @@ func (p *Plan) Compute(js []byte, cfgPath string, workers int, last *State) (*St
 		} else if bytes.Equal(last.settings, settings) {
 			why += "recomputing in full; "
 		}
-		why += switchOver(last.tables, res.Tables)
+		why += switchOver(last.tables, res.Tables, cfg.Workers)
 	}
 	sent := ""
 	if last != nil {
@@ -164,8 +164,8 @@ func readSubnet(js []byte) (*fabric.Fabric, error) {
 // routing to the new one (package transition: every mix of their LFT
 // entries, path SLs and SL2VL tables while the switches are programmed
 // one after the other and hosts still hold old path records).
-func switchOver(old, new *lft.Tables) string {
-	rep, err := transition.Check(old, new)
+func switchOver(old, new *lft.Tables, workers int) string {
+	rep, err := transition.CheckWith(old, new, transition.Options{Workers: workers})
 	switch {
 	case err != nil:
 		return fmt.Sprintf("switch-over not judged (%v); ", err)
