@@ -39,8 +39,14 @@ type Options struct {
 	Workers int
 }
 
-// lidChunk is how many LIDs a worker takes at a time.
-const lidChunk = 16
+// lidChunk is how many LIDs a worker takes at a time, and maxScratch
+// bounds the bytes of the workers' scratch space together (each worker
+// 21 bytes per switch port and SL: 3 MB on Slim Fly q = 11, up to 88 MB
+// at MaxSwitchPorts), fewer workers judging where more would pass it.
+const (
+	lidChunk   = 16
+	maxScratch = 512 << 20
+)
 
 // CheckWith is Check on opts.Workers goroutines: each takes chunks of
 // LIDs in turn, judging them into a part of its own (dependencies with
@@ -58,7 +64,8 @@ func CheckWith(old, new *lft.Tables, opts Options) (*Report, error) {
 	r := &Report{Changed: m.changes(), VLs: m.nvl}
 	lost := [2]map[fabric.PortRef]bool{unreachable(old), unreachable(new)}
 	chunks := (m.top + lidChunk - 1) / lidChunk
-	parts := make([]*part, max(1, min(opts.Workers, chunks)))
+	perWorker := len(m.sw) * m.width * 16 * 21 // the walker's scratch (MaxSwitchPorts)
+	parts := make([]*part, max(1, min(opts.Workers, chunks, maxScratch/max(perWorker, 1))))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for i := range parts {
