@@ -79,7 +79,9 @@ func startFrom(g *graph, r *Routing, so *SwitchOver) (*switchGuard, error) {
 // lostPairs counts the pairs (switch with hosts, destination endpoint)
 // with keepPaths disjoint routes over the layers in base and fewer in
 // cur: what earlier passes for jobs spent of the pass's budget
-// (lossPermille). Cost: O(endpoints × S × layers) walks.
+// (lossPermille). Cost: O(endpoints × S × layers) to compare the tables,
+// and O(S × layers) walks per destination whose tables differ (those of
+// the jobs' hosts).
 func lostPairs(g *graph, base, cur *Routing) int {
 	lost := 0
 	routes := func(r *Routing, s, d int) [][]int32 {
@@ -91,7 +93,15 @@ func lostPairs(g *graph, base, cur *Routing) int {
 		}
 		return rs
 	}
+	S := len(g.adj)
 	for d := 0; d < g.nEP; d++ {
+		same := true
+		for k := 0; k < base.layers && same; k++ {
+			same = slices.Equal(base.next[k][d*S:(d+1)*S], cur.next[k][d*S:(d+1)*S])
+		}
+		if same {
+			continue // every route toward d as it was: no pair lost
+		}
 		for s := range g.adj {
 			if g.hosts[s] > 0 && s != g.dests[d].Switch && disjointRoutes(routes(base, s, d)) >= keepPaths && disjointRoutes(routes(cur, s, d)) < keepPaths {
 				lost++

@@ -48,6 +48,9 @@ func TestTrafficPassKeepsTheRules(t *testing.T) {
 			}
 			checkRouting(t, f, r1)
 			judgeTraffic(t, r0, r1, tr)
+			if got, want := lostPairs(r1.g, r0, r1), lostByEveryPair(r1.g, r0, r1); got != want {
+				t.Fatalf("lostPairs says %d pairs lost their disjoint paths, a walk of every pair %d", got, want)
+			}
 			moved += r1.Traffic.Moves
 			o.Workers = 2
 			shuffled := *tr
@@ -335,4 +338,27 @@ func jobContention(r *Routing, tr *Traffic) [][2]int64 {
 		}
 	}
 	return out
+}
+
+// lostByEveryPair is lostPairs by walking every pair, whatever its
+// destination's tables.
+func lostByEveryPair(g *graph, base, cur *Routing) int {
+	lost := 0
+	routes := func(r *Routing, s, d int) [][]int32 {
+		var rs [][]int32
+		for k := 0; k < r.layers; k++ {
+			var chs []int32
+			r.walk(k, s, d, func(x, e int) { chs = append(chs, int32(g.chOff[x]+e)) })
+			rs = append(rs, chs)
+		}
+		return rs
+	}
+	for d := 0; d < g.nEP; d++ {
+		for s := range g.adj {
+			if g.hosts[s] > 0 && s != g.dests[d].Switch && disjointRoutes(routes(base, s, d)) >= keepPaths && disjointRoutes(routes(cur, s, d)) < keepPaths {
+				lost++
+			}
+		}
+	}
+	return lost
 }
