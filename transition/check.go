@@ -2,6 +2,7 @@ package transition
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -148,6 +149,10 @@ func merge(r *Report, parts []*part) *graph {
 	return g
 }
 
+// ErrTooLarge is Check's error for a fabric beyond MaxStates or
+// MaxSwitchPorts.
+var ErrTooLarge = errors.New("transition: fabric too large to judge")
+
 // bound refuses fabrics whose worst case exceeds MaxStates or
 // MaxSwitchPorts.
 func bound(t *lft.Tables) error {
@@ -160,8 +165,8 @@ func bound(t *lft.Tables) error {
 	}
 	lids := int(t.LIDs().Top())
 	if states := lids * ports * 16; states > MaxStates || sw*width > MaxSwitchPorts {
-		return fmt.Errorf("transition: fabric too large to judge: %d LIDs × %d switch ports × 16 SLs = %d states (at most %d), %d switches × %d ports (at most %d)",
-			lids, ports, states, MaxStates, sw, width, MaxSwitchPorts)
+		return fmt.Errorf("%w: %d LIDs × %d switch ports × 16 SLs = %d states (at most %d), %d switches × %d ports (at most %d)",
+			ErrTooLarge, lids, ports, states, MaxStates, sw, width, MaxSwitchPorts)
 	}
 	return nil
 }

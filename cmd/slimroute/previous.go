@@ -441,20 +441,21 @@ type switchOverJudged struct {
 	NotJudged string `json:"not_judged,omitempty"`
 }
 
-// judgeSwitchOver judges the switch-over from prev to tab.
-func judgeSwitchOver(prev, tab *lft.Tables, workers int) *switchOverJudged {
+// judgeSwitchOver judges the switch-over from prev to tab; err is why the
+// tables could not be judged.
+func judgeSwitchOver(prev, tab *lft.Tables, workers int) (j *switchOverJudged, err error) {
 	rep, err := transition.CheckWith(prev, tab, transition.Options{Workers: workers})
 	switch {
 	case err != nil:
-		return &switchOverJudged{NotJudged: err.Error()}
+		return &switchOverJudged{NotJudged: err.Error()}, err
 	case rep.Safe():
-		return &switchOverJudged{Safe: true}
+		return &switchOverJudged{Safe: true}, nil
 	case rep.Loop != nil:
-		return &switchOverJudged{Finding: fmt.Sprintf("forwarding loops toward %d LIDs, first %s", rep.Loops, rep.Loop)}
+		return &switchOverJudged{Finding: fmt.Sprintf("forwarding loops toward %d LIDs, first %s", rep.Loops, rep.Loop)}, nil
 	case rep.Cycle != nil:
-		return &switchOverJudged{Finding: fmt.Sprintf("a credit loop of %d channels, first %s", len(rep.Cycle), rep.Cycle[0])}
+		return &switchOverJudged{Finding: fmt.Sprintf("a credit loop of %d channels, first %s", len(rep.Cycle), rep.Cycle[0])}, nil
 	}
-	return &switchOverJudged{Finding: fmt.Sprintf("%d dead ends, first %s", rep.DeadEnds, rep.Dead[0])}
+	return &switchOverJudged{Finding: fmt.Sprintf("%d dead ends, first %s", rep.DeadEnds, rep.Dead[0])}, nil
 }
 
 func (j *switchOverJudged) String() string {
@@ -488,13 +489,14 @@ func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables
 	}
 	out.Entries, out.PathSLs = lft.Changed(prev, tab)
 	out.Blocks, out.SL2VL = lft.SentToSwitches(prev, tab)
-	out.SwitchOver = judgeSwitchOver(prev, tab, workers)
-	if out.SwitchOver.NotJudged != "" {
+	var err error
+	out.SwitchOver, err = judgeSwitchOver(prev, tab, workers)
+	if err != nil && !errors.Is(err, transition.ErrTooLarge) {
 		// another fabric (cables, switches or hosts gone or added): the
 		// previous tables read onto this one, as the switches hold them
 		// while the new ones are programmed
 		if onto, _, err := readPrevious(prevDir, f); err == nil {
-			if j := judgeSwitchOver(onto, tab, workers); j.NotJudged == "" {
+			if j, err := judgeSwitchOver(onto, tab, workers); err == nil {
 				out.SwitchOver = j
 			}
 		}
