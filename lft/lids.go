@@ -307,6 +307,25 @@ func (l *LIDs) Of(p fabric.PortRef) (PortLIDs, bool) {
 	return l.ports[i], true
 }
 
+// OtherLIDs compares the LID plans a, of fabric fa, and b, of fabric fb,
+// matching ports by node GUID and port number: it names the first port of
+// a (in a's order) that b gives other LIDs, or none, or the counts of
+// ports when b gives LIDs to more or fewer, and returns "" when both give
+// every port the same LIDs.
+func OtherLIDs(fa *fabric.Fabric, a *LIDs, fb *fabric.Fabric, b *LIDs) string {
+	if a.NumPorts() != b.NumPorts() {
+		return fmt.Sprintf("%d ports, not %d,", b.NumPorts(), a.NumPorts())
+	}
+	for _, p := range a.ports {
+		n, ok := fb.NodeByGUID(fa.GUID(p.Port.Node))
+		q, has := b.Of(fabric.PortRef{Node: n, Port: p.Port.Port})
+		if !ok || !has || q.Base != p.Base || q.LMC != p.LMC {
+			return fa.PortString(p.Port)
+		}
+	}
+	return ""
+}
+
 // Owner returns the port holding lid and the offset of lid in its range.
 func (l *LIDs) Owner(lid LID) (PortLIDs, int, bool) {
 	if int(lid) >= len(l.byLID) || l.byLID[lid] < 0 {

@@ -168,7 +168,7 @@ func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Resul
 	}
 	res := &Result{LIDs: lids}
 	opts := c.layersOptions()
-	if opts.SwitchOver != nil && !sameLIDs(c.SwitchOverFrom.Tables.Fabric(), c.SwitchOverFrom.LIDs, f, lids) {
+	if opts.SwitchOver != nil && lft.OtherLIDs(c.SwitchOverFrom.Tables.Fabric(), c.SwitchOverFrom.LIDs, f, lids) != "" {
 		c.SwitchOverFrom, opts.SwitchOver = nil, nil // its tables name other destinations
 	}
 	var err error
@@ -193,26 +193,6 @@ func route(f *fabric.Fabric, lids *lft.LIDs, c Config, lap func(string)) (*Resul
 	}
 	lap("tables")
 	return res, nil
-}
-
-// sameLIDs tells whether b (of fabric fb) gives every port a (of fa)
-// gives LIDs, matched by node GUID and port number, the same LIDs, and no
-// other port any.
-func sameLIDs(fa *fabric.Fabric, a *lft.LIDs, fb *fabric.Fabric, b *lft.LIDs) bool {
-	if len(a.Ports()) != len(b.Ports()) {
-		return false
-	}
-	for _, pb := range b.Ports() {
-		id, ok := fa.NodeByGUID(fb.GUID(pb.Port.Node))
-		if !ok {
-			return false
-		}
-		pa, ok := a.Of(fabric.PortRef{Node: id, Port: pb.Port.Port})
-		if !ok || pa.Base != pb.Base || pa.LMC != pb.LMC {
-			return false
-		}
-	}
-	return true
 }
 
 // routeAndAssign computes the layers with opts and assigns their VLs with

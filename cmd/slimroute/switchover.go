@@ -68,7 +68,7 @@ func switchOverFrom(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet
 	if b, v := lft.SentToSwitches(read, from.Tables); b > 0 || v > 0 {
 		return nil, nil, read, fmt.Sprintf("replaying it gave other SL2VL tables than its files hold (%d of a switch's in and out ports differ)", v), nil
 	}
-	if p := otherLID(read, from.Tables); p != "" {
+	if p := lft.OtherLIDs(read.Fabric(), read.LIDs(), from.Tables.Fabric(), from.Tables.LIDs()); p != "" {
 		return nil, nil, read, fmt.Sprintf("replaying it gave %s other LIDs than its files do", p), nil
 	}
 	fmt.Fprintf(out, "replayed the routing in %s (a full computation and %s after it, from the job files its summary.json keeps) in %.1f s: the same tables\n", prevDir, plural(len(chain)-1, "switch-over"), time.Since(start).Seconds())
@@ -99,23 +99,6 @@ func replay(f *fabric.Fabric, cfg pipeline.Config, chain []string, prevDir strin
 		last = res
 	}
 	return last, ""
-}
-
-// otherLID names the first port (matched by node GUID) whose LIDs differ
-// between a and b, or "" when every port has the same LIDs in both.
-func otherLID(a, b *lft.Tables) string {
-	fa, fb := a.Fabric(), b.Fabric()
-	if a.LIDs().NumPorts() != b.LIDs().NumPorts() {
-		return fmt.Sprintf("%d ports, not %d,", b.LIDs().NumPorts(), a.LIDs().NumPorts())
-	}
-	for _, p := range a.LIDs().Ports() {
-		n, ok := fb.NodeByGUID(fa.GUID(p.Port.Node))
-		q, has := b.LIDs().Of(fabric.PortRef{Node: n, Port: p.Port.Port})
-		if !ok || !has || q.Base != p.Base || q.LMC != p.LMC {
-			return fa.PortString(p.Port)
-		}
-	}
-	return ""
 }
 
 // plural writes n and noun, with an s unless n is 1.
