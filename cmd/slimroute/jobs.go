@@ -42,15 +42,11 @@ func routeForJobs(c *cli.Context, f *fabric.Fabric, cfg *pipeline.Config) (strin
 	if file == "" {
 		return "", nil
 	}
-	in := io.Reader(os.Stdin)
-	if file != "-" {
-		fh, err := openInput(file)
-		if err != nil {
-			return "", err
-		}
-		defer fh.Close()
-		in = fh
+	in, err := openJobs(file)
+	if err != nil {
+		return "", err
 	}
+	defer in.Close()
 	text, err := io.ReadAll(io.LimitReader(in, maxJobFile+1))
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", file, err)
@@ -74,15 +70,25 @@ func trafficOf(f *fabric.Fabric, text, file string) (*layers.Traffic, error) {
 
 // readJobs reads the job file named file ("-": standard input).
 func readJobs(file string) ([]jobs.Job, error) {
-	if file == "-" {
-		return jobs.Read(os.Stdin, file)
-	}
-	fh, err := openInput(file)
+	in, err := openJobs(file)
 	if err != nil {
 		return nil, err
 	}
-	defer fh.Close()
-	return jobs.Read(fh, file)
+	defer in.Close()
+	return jobs.Read(in, file)
+}
+
+// openJobs opens the job file named file ("-": standard input, which
+// closing leaves open).
+func openJobs(file string) (io.ReadCloser, error) {
+	if file == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	fh, err := openInput(file)
+	if err != nil {
+		return nil, err // (not a nil *os.File in an interface)
+	}
+	return fh, nil
 }
 
 // analyzeJobs measures the jobs of file (none for "") under tab.
