@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"slimroute/fabric"
 	"slimroute/internal/ibsimtest"
@@ -124,23 +123,6 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 	if err := os.Rename(dst+".new", dst); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// waitForLog waits until OpenSM's log holds line n times, then SUBNET UP
-// after the last.
-func waitForLog(t *testing.T, sm *ibsimtest.SM, line string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		log := sm.Log()
-		if strings.Count(log, line) >= n && strings.Contains(log[strings.LastIndex(log, line):], "SUBNET UP") {
-			return
-		}
-		if time.Now().After(deadline) || !sm.Running() {
-			t.Fatalf("OpenSM's log holds %q %d times, want %d:\n%s", line, strings.Count(log, line), n, log[max(0, len(log)-3000):])
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

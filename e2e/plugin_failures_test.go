@@ -308,21 +308,26 @@ func firstByteDiff(x, y []byte) int {
 // sweep, not just the plugin's part of it.
 func waitForSweep(t *testing.T, sm *ibsimtest.SM, n int) {
 	t.Helper()
-	const done = "slimroute tables configured on all switches"
+	waitForLog(t, sm, "slimroute tables configured on all switches", n)
+}
+
+// waitForLog waits until OpenSM's log holds line — its routing engine's
+// "tables configured" — n times, then SUBNET UP after the last: the end
+// of the sweep. It fails when the engine fails and OpenSM falls back to
+// another before that, or when OpenSM exits.
+func waitForLog(t *testing.T, sm *ibsimtest.SM, line string, n int) {
+	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		log := sm.Log()
-		if strings.Count(log, done) >= n {
-			i := strings.LastIndex(log, done)
-			if strings.Contains(log[i:], "SUBNET UP") {
-				return
-			}
+		if strings.Count(log, line) >= n && strings.Contains(log[strings.LastIndex(log, line):], "SUBNET UP") {
+			return
 		}
-		if strings.Contains(log, "falls back to the next engine") && strings.Count(log, done) < n {
-			t.Fatalf("the plugin failed and OpenSM fell back:\n%s", log)
+		if strings.Contains(log, "falls back to the next engine") && strings.Count(log, line) < n {
+			t.Fatalf("the routing engine failed and OpenSM fell back:\n%s", log)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no sweep %d with the plugin:\n%s", n, log)
+		if time.Now().After(deadline) || !sm.Running() {
+			t.Fatalf("OpenSM's log holds %q %d times, want %d:\n%s", line, strings.Count(log, line), n, log)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
