@@ -65,6 +65,22 @@ func (r *Report) Safe() bool {
 	return r.Loop == nil && r.Cycle == nil && r.DeadEnds == 0
 }
 
+// Findings says, a line each, what the report found: forwarding loops,
+// a credit loop, dead ends, each with its first; none when Safe.
+func (r *Report) Findings() []string {
+	var out []string
+	if r.Loop != nil {
+		out = append(out, fmt.Sprintf("forwarding loops toward %d LIDs, first %s", r.Loops, r.Loop))
+	}
+	if r.Cycle != nil {
+		out = append(out, fmt.Sprintf("a credit loop of %d channels, first %s", len(r.Cycle), r.Cycle[0]))
+	}
+	if r.DeadEnds > 0 {
+		out = append(out, fmt.Sprintf("%d dead ends, first %s", r.DeadEnds, r.Dead[0]))
+	}
+	return out
+}
+
 // String writes the report for a network engineer, findings first.
 func (r *Report) String() string {
 	var b strings.Builder

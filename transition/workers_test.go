@@ -33,6 +33,9 @@ func TestTheReportIsTheSameOnAnyNumberOfWorkers(t *testing.T) {
 		found[0] = found[0] || one.Loop != nil
 		found[1] = found[1] || one.Cycle != nil
 		found[2] = found[2] || one.DeadEnds > MaxDead
+		if fs := one.Findings(); (len(fs) == 0) != one.Safe() {
+			t.Fatalf("case %d: findings %q, safe %v", i, fs, one.Safe())
+		}
 		for w := 2; w <= 6; w++ {
 			r, err := CheckWith(c[0], c[1], Options{Workers: w})
 			must(t, err)

@@ -450,12 +450,8 @@ func judgeSwitchOver(prev, tab *lft.Tables, workers int) (j *switchOverJudged, e
 		return &switchOverJudged{NotJudged: err.Error()}, err
 	case rep.Safe():
 		return &switchOverJudged{Safe: true}, nil
-	case rep.Loop != nil:
-		return &switchOverJudged{Finding: fmt.Sprintf("forwarding loops toward %d LIDs, first %s", rep.Loops, rep.Loop)}, nil
-	case rep.Cycle != nil:
-		return &switchOverJudged{Finding: fmt.Sprintf("a credit loop of %d channels, first %s", len(rep.Cycle), rep.Cycle[0])}, nil
 	}
-	return &switchOverJudged{Finding: fmt.Sprintf("%d dead ends, first %s", rep.DeadEnds, rep.Dead[0])}, nil
+	return &switchOverJudged{Finding: rep.Findings()[0]}, nil
 }
 
 func (j *switchOverJudged) String() string {

@@ -172,17 +172,7 @@ func switchOver(old, new *lft.Tables, workers int) string {
 	case rep.Safe():
 		return fmt.Sprintf("switch-over judged safe (%d LFT entries, %d path SLs change); ", rep.Changed.Entries, rep.Changed.PathSLs)
 	}
-	var found []string
-	if rep.Loop != nil {
-		found = append(found, fmt.Sprintf("forwarding loops toward %d LIDs, first %s", rep.Loops, rep.Loop))
-	}
-	if rep.Cycle != nil {
-		found = append(found, fmt.Sprintf("a credit loop of %d channels, first %s", len(rep.Cycle), rep.Cycle[0]))
-	}
-	if rep.DeadEnds > 0 {
-		found = append(found, fmt.Sprintf("%d dead ends, first %s", rep.DeadEnds, rep.Dead[0]))
-	}
-	return fmt.Sprintf("WARNING: switch-over NOT safe while the switches are programmed (%d LFT entries, %d path SLs change): %s; ", rep.Changed.Entries, rep.Changed.PathSLs, strings.Join(found, "; "))
+	return fmt.Sprintf("WARNING: switch-over NOT safe while the switches are programmed (%d LFT entries, %d path SLs change): %s; ", rep.Changed.Entries, rep.Changed.PathSLs, strings.Join(rep.Findings(), "; "))
 }
 
 // jobsFor sets cfg.Traffic from the job file the settings name (jobs =
