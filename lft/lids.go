@@ -69,6 +69,11 @@ type LIDOptions struct {
 	// FromFabric takes the LIDs recorded in the fabric (ibnetdiscover after
 	// an SM ran, or a JSON fabric) instead of assigning new ones.
 	FromFabric bool
+	// Keep, when set, is the LID plan in force: every port it gave LIDs
+	// keeps them (matched by node GUID and port number; an HCA port only
+	// at the same LMC), as OpenSM keeps its guid2lid cache, and new ports
+	// take the lowest free LIDs. Ignored with FromFabric.
+	Keep *LIDPlan
 }
 
 // AssignLIDs gives switch port 0s LIDs 1, 2, … in node GUID order and HCA
@@ -86,6 +91,9 @@ func AssignLIDs(f *fabric.Fabric, opts LIDOptions) (*LIDs, error) {
 	switches, hcas := lidPorts(f)
 	if opts.FromFabric {
 		return fromFabric(f, switches, hcas, uint8(opts.LMC), limit)
+	}
+	if opts.Keep != nil {
+		return keepLIDs(f, switches, hcas, opts, limit)
 	}
 	if err := fits(len(switches), len(hcas), opts, limit); err != nil {
 		return nil, err

@@ -78,6 +78,10 @@ type Config struct {
 	LMC            int  `toml:"-"`
 	LFTCap         int  `toml:"lft_cap"`
 	LIDsFromFabric bool `toml:"-"`
+	// KeepLIDs, when set (and LIDsFromFabric is not), is the LID plan in
+	// force: its ports keep their LIDs and new ports take free ones
+	// (lft.LIDOptions.Keep).
+	KeepLIDs *lft.LIDPlan `toml:"-"`
 	// Workers is how many goroutines a stage may run at once (the caller
 	// passes runtime.GOMAXPROCS(0) or less); 0 or 1: one. Every result is
 	// the same for every value.
@@ -131,7 +135,7 @@ func Run(f *fabric.Fabric, c Config) (*Result, error) {
 	}
 	stages := laps.Start(c.Clock)
 	lap := stages.Lap
-	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric})
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: lmc, LFTCap: c.LFTCap, FromFabric: c.LIDsFromFabric, Keep: c.KeepLIDs})
 	if err != nil {
 		return nil, err
 	}
