@@ -1,0 +1,26 @@
+package failures
+
+import (
+	"math/rand/v2"
+
+	"slimroute/fabric"
+)
+
+// LateHosts draws, from seed, 1 to most HCAs of f that are down when it is
+// first routed and the first back of them (at least one) that are up when
+// it is routed again: f without all of them, and f without those still
+// down.
+func LateHosts(f *fabric.Fabric, most int, seed uint64) (before, after *fabric.Fabric, back []fabric.NodeID, err error) {
+	rng := rand.New(rand.NewPCG(seed, 0x4057))
+	hcas := f.IDsOf(fabric.HCA)
+	rng.Shuffle(len(hcas), func(i, j int) { hcas[i], hcas[j] = hcas[j], hcas[i] })
+	gone := hcas[:min(len(hcas), 1+rng.IntN(max(most, 1)))]
+	back = gone[:1+rng.IntN(len(gone))]
+	if before, err = f.Without(gone, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	if after, err = f.Without(gone[len(back):], nil); err != nil {
+		return nil, nil, nil, err
+	}
+	return before, after, back, nil
+}

@@ -1,0 +1,239 @@
+package lft
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"slimroute/fabric"
+)
+
+// newHost is an HCA port WithHosts adds: its LIDs, its sibling's, and the
+// switch port it hangs off (in t's fabric).
+type newHost struct {
+	port, sibling PortLIDs
+	sw            fabric.NodeID
+	at            int
+}
+
+// WithHosts returns t extended to the HCAs that fabric f cables to switch
+// ports t's fabric leaves empty, HCAs t's fabric lacks altogether (a host
+// powered on or replaced since t was made), and their names. Each new HCA
+// port holds the LIDs lids gives it in f and is routed as its sibling, the
+// HCA port of the same switch with the lowest port GUID that t routes:
+// every switch forwards its LIDs as the sibling's (the switch it hangs off
+// to it), every source sends to it on the SLs it sends to the sibling
+// on, it sends on the sibling's path SLs and SL-to-VL table, and its
+// switch maps the SLs arriving from it or leaving to it as the sibling's.
+// Its paths are the sibling's with the host's own cable in place of the
+// sibling's, a cable no other path continues from or crosses, so the
+// tables gain no loop and no credit loop, and every other entry stays as
+// it was. It returns t itself when f adds no HCA, and an error naming the
+// HCA when one hangs off a switch t's fabric lacks or off a port in use
+// there, off a switch t routes no HCA on, or holds no LIDs in lids or
+// at another LMC than that HCA's.
+func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, error) {
+	pf := t.Fabric()
+	nodes, links := pf.Nodes(), pf.Links()
+	var hosts []string
+	type wire struct {
+		port fabric.PortRef // in f
+		sw   fabric.NodeID  // in pf
+		at   int
+	}
+	var wires []wire
+	for _, id := range f.IDsOf(fabric.HCA) {
+		n := f.Node(id)
+		if _, ok := pf.NodeByGUID(n.GUID); ok {
+			continue
+		}
+		nid := fabric.NodeID(len(nodes))
+		for p := 1; p <= n.Ports; p++ {
+			peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
+			if !ok {
+				continue
+			}
+			sw, known := pf.NodeByGUID(f.GUID(peer.Node))
+			if !known || pf.Kind(sw) != fabric.Switch || pf.Ports(sw) < peer.Port {
+				return nil, nil, fmt.Errorf("%s is new and hangs off %s, a switch the previous routing lacks", f.PortString(fabric.PortRef{Node: id, Port: p}), f.Name(peer.Node))
+			}
+			if _, used := pf.Peer(fabric.PortRef{Node: sw, Port: peer.Port}); used {
+				return nil, nil, fmt.Errorf("%s is new and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(fabric.PortRef{Node: id, Port: p}), pf.PortString(fabric.PortRef{Node: sw, Port: peer.Port}))
+			}
+			links = append(links, fabric.Link{A: fabric.PortRef{Node: nid, Port: p}, B: fabric.PortRef{Node: sw, Port: peer.Port}})
+			wires = append(wires, wire{fabric.PortRef{Node: id, Port: p}, sw, peer.Port})
+		}
+		nodes = append(nodes, n)
+		hosts = append(hosts, n.Name)
+	}
+	if len(hosts) == 0 {
+		return t, nil, nil
+	}
+	g, err := fabric.New(nodes, links)
+	if err != nil {
+		return nil, nil, err
+	}
+	added := make(map[fabric.PortRef]newHost, len(wires))
+	for _, w := range wires {
+		h, err := t.newHost(f, lids, w.port, w.sw, w.at)
+		if err != nil {
+			return nil, nil, err
+		}
+		gp, _ := g.Peer(fabric.PortRef{Node: w.sw, Port: w.at})
+		added[gp] = h
+	}
+	plan, err := extendedLIDs(t, g, added)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs := slices.SortedFunc(maps.Values(added), func(a, b newHost) int { return cmp.Compare(a.port.Base, b.port.Base) })
+	b := NewBuilder(g, plan)
+	t.extendLFTs(b, hs)
+	if err := t.extendSLs(b, plan, added); err != nil {
+		return nil, nil, err
+	}
+	if err := t.extendSL2VL(b, plan, added, hs); err != nil {
+		return nil, nil, err
+	}
+	return b.Tables(), hosts, nil
+}
+
+// newHost describes HCA port p of f, new, cabled to port at of switch sw
+// of t's fabric, with its LIDs from lids and its sibling.
+func (t *Tables) newHost(f *fabric.Fabric, lids *LIDs, p fabric.PortRef, sw fabric.NodeID, at int) (newHost, error) {
+	pf := t.Fabric()
+	var sib PortLIDs
+	found := false
+	for q := 1; q <= pf.Ports(sw); q++ {
+		peer, ok := pf.Peer(fabric.PortRef{Node: sw, Port: q})
+		if !ok || pf.Kind(peer.Node) != fabric.HCA {
+			continue
+		}
+		if s, ok := t.lids.Of(peer); ok && (!found || pf.PortGUID(peer) < pf.PortGUID(sib.Port)) {
+			sib, found = s, true
+		}
+	}
+	if !found {
+		return newHost{}, fmt.Errorf("%s is new and hangs off %s, where the previous routing routes no HCA to route it as", f.PortString(p), pf.Name(sw))
+	}
+	pl, ok := lids.Of(p)
+	if !ok || pl.LMC != sib.LMC {
+		return newHost{}, fmt.Errorf("%s is new and holds no LIDs at LMC %d, its switch's HCAs' LMC", f.PortString(p), sib.LMC)
+	}
+	return newHost{port: pl, sibling: sib, sw: sw, at: at}, nil
+}
+
+// extendedLIDs is t's LID plan with the new HCA ports of g (added, by
+// their port in g) holding their LIDs, in AssignLIDs' order.
+func extendedLIDs(t *Tables, g *fabric.Fabric, added map[fabric.PortRef]newHost) (*LIDs, error) {
+	switches, hcas := lidPorts(g)
+	var ports []PortLIDs
+	for _, p := range append(switches, hcas...) {
+		if h, ok := added[p]; ok {
+			ports = append(ports, PortLIDs{Port: p, Base: h.port.Base, LMC: h.port.LMC})
+			continue
+		}
+		pl, ok := t.lids.Of(p)
+		if !ok {
+			continue // cabled, but without LIDs in t (as t has it)
+		}
+		ports = append(ports, pl)
+	}
+	plan, err := NewLIDs(t.lids.lmc, ports)
+	if err != nil {
+		return nil, fmt.Errorf("the new hosts' LIDs beside the previous routing's: %w", err)
+	}
+	return plan, nil
+}
+
+// extendLFTs copies every switch's table of t into b, with the new hosts'
+// LIDs forwarded as their siblings' (to the host at its own switch).
+func (t *Tables) extendLFTs(b *Builder, hs []newHost) {
+	for _, sw := range t.switches {
+		row := b.LFT(sw)
+		t.CopyLFT(row, sw)
+		for _, h := range hs {
+			for k := LID(0); k < LID(1)<<h.port.LMC; k++ {
+				row[h.port.Base+k] = row[h.sibling.Base+k]
+				if sw == h.sw {
+					row[h.port.Base+k] = uint8(h.at)
+				}
+			}
+		}
+	}
+}
+
+// extendSLs gives every LID-holding port of plan t's path SLs (a new host
+// its sibling's), toward a new host's LIDs the SLs toward its sibling's.
+func (t *Tables) extendSLs(b *Builder, plan *LIDs, added map[fabric.PortRef]newHost) error {
+	rows := map[int]int{} // t's class -> row in b
+	for _, pl := range plan.ports {
+		src := pl.Port
+		if h, ok := added[src]; ok {
+			src = h.sibling.Port
+		}
+		class := t.SLClass(src)
+		if class < 0 {
+			continue // SL 0 toward every LID, as in t
+		}
+		n, ok := rows[class]
+		if !ok {
+			var sl []uint8
+			n, sl = b.AddSLRow()
+			t.CopyClassSLs(sl, class)
+			for _, h := range added {
+				for k := LID(0); k < LID(1)<<h.port.LMC; k++ {
+					sl[h.port.Base+k] = sl[h.sibling.Base+k]
+				}
+			}
+			rows[class] = n
+		}
+		if err := b.SetSLRow(pl.Port, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extendSL2VL gives every switch t's SL-to-VL tables, a new host's port
+// (in and out) its sibling's entries, and every HCA port its table (a new
+// host its sibling's).
+func (t *Tables) extendSL2VL(b *Builder, plan *LIDs, added map[fabric.PortRef]newHost, hs []newHost) error {
+	pf := t.Fabric()
+	for _, sw := range t.switches {
+		sib := map[int]int{} // a new host's port on sw -> its sibling's
+		for _, h := range hs {
+			if h.sw == sw {
+				peer, _ := pf.Peer(h.sibling.Port)
+				sib[h.at] = peer.Port
+			}
+		}
+		for in := 0; in <= pf.Ports(sw); in++ {
+			from := in
+			if s, ok := sib[in]; ok {
+				from = s
+			}
+			tab := t.SL2VLTable(sw, from)
+			for at, s := range sib {
+				copy(tab[at*16:(at+1)*16], tab[s*16:(s+1)*16])
+			}
+			if err := b.SetSL2VL(sw, in, tab); err != nil {
+				return err
+			}
+		}
+	}
+	for _, pl := range plan.ports {
+		if pl.Port.Port == 0 {
+			continue
+		}
+		src := pl.Port
+		if h, ok := added[src]; ok {
+			src = h.sibling.Port
+		}
+		if err := b.SetCASL2VL(pl.Port, t.CASL2VL(src)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
