@@ -64,6 +64,22 @@ type repairCounts struct {
 	// lacks: their tables are dropped, the routes that crossed them
 	// repaired
 	SwitchesGone []string `json:"switches_gone,omitempty"`
+	// HostsAdded are the HCAs the previous routing lacked, each routed as
+	// an HCA on its switch (lft.WithHosts)
+	HostsAdded []string `json:"hosts_added,omitempty"`
+}
+
+// withNewHosts returns prev extended to the HCAs fabric f adds (a host
+// powered on or replaced), each routed as an HCA of its switch with new
+// LIDs beside prev's (lft.WithHosts; with --lids-from-fabric, f's), and
+// their names; prev itself when f adds none.
+func withNewHosts(prev *lft.Tables, f *fabric.Fabric, cfg pipeline.Config) (*lft.Tables, []string, error) {
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: int(prev.LIDs().LMC()), LFTCap: cfg.LFTCap, FromFabric: cfg.LIDsFromFabric,
+		Keep: &lft.LIDPlan{Fabric: prev.Fabric(), LIDs: prev.LIDs()}})
+	if err != nil {
+		return nil, nil, err
+	}
+	return lft.WithHosts(prev, f, lids)
 }
 
 // routeFromPrevious repairs the routing route wrote into prevDir for the
@@ -101,7 +117,11 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	start = time.Now()
 	base, baseDir, noBase := baseOf(prevDir, read.sum, prev)
 	timings["read_base_ms"] = since(start)
-	tab, st, err := repair.Repair(prev, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base, Mend: cfg.Mending()})
+	from, hosts, err := withNewHosts(prev, f, *cfg)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	tab, st, err := repair.Repair(from, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base, Mend: cfg.Mending()})
 	if err != nil {
 		if noBase != "" {
 			return refuse("%v (and no base routing to return to: %s)", err, noBase)
@@ -122,18 +142,18 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	keep, baseName := baseFiles(outDir, baseDir, base)
 	sum := &repairSummary{Previous: prevDir, Base: baseName, Verify: rep, Settings: settingsOf(*cfg), Repair: repairCounts{
 		LIDs: st.LIDs, Crossed: st.Crossed, Changed: st.Changed, Restored: st.Restored, FourHops: st.FourHops, GoneLIDs: st.GoneLIDs,
-		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, Mended: st.Mended, MendedPairs: st.MendedPairs, SwitchesGone: switchesGone(gone, prev.Fabric(), f)}}
+		Paths: st.Paths, PathSLs: st.PathSLs, Escaped: st.Escaped, Mended: st.Mended, MendedPairs: st.MendedPairs, SwitchesGone: switchesGone(gone, prev.Fabric(), f), HostsAdded: hosts}}
 	for _, sp := range st.Spares {
 		sum.Repair.Spares = append(sum.Repair.Spares, sp.String())
 	}
 	blocks, sl2vl := lft.Sent(prev, tab)
 	// in place, every table file stays when nothing changed
-	same := sameDir(outDir, prevDir) && blocks == 0 && sl2vl == 0 && st.PathSLs == 0 && st.GoneLIDs == 0 && len(sum.Repair.SwitchesGone) == 0
+	same := sameDir(outDir, prevDir) && blocks == 0 && sl2vl == 0 && st.PathSLs == 0 && st.GoneLIDs == 0 && len(sum.Repair.SwitchesGone) == 0 && len(hosts) == 0
 	kept, err := writeTables(outDir, tab, sum, ibdm, timings, func(name string) bool { return same || name == "guid2lid" }, keep...)
 	if err != nil {
 		return false, nil, err
 	}
-	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, rep, sum.Files, [2]int{blocks, sl2vl})
+	printRepair(out, prevDir, outDir, st, sum.Repair.SwitchesGone, hosts, rep, sum.Files, [2]int{blocks, sl2vl})
 	printKept(out, kept)
 	return true, nil, nil
 }
@@ -318,8 +338,11 @@ func since(start time.Time) float64 { return float64(time.Since(start).Microseco
 // printRepair says what the repair changed and why, for people.
 // sent is what a subnet manager sends the switches (lft.Sent): LFT
 // blocks and SL2VL tables.
-func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone []string, rep *verify.Report, files []string, sent [2]int) {
+func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone, hosts []string, rep *verify.Report, files []string, sent [2]int) {
 	fmt.Fprintf(out, "repaired the routing in %s for this fabric in %.1f ms instead of recomputing it:\n", prevDir, float64(st.Time.Microseconds())/1000)
+	if len(hosts) > 0 {
+		fmt.Fprintf(out, "  HCAs the previous routing lacks (%d): %s; each takes free LIDs and the routes of the HCA on its switch with the lowest port GUID\n", len(hosts), strings.Join(hosts, ", "))
+	}
 	if len(gone) > 0 {
 		fmt.Fprintf(out, "  switches of the previous routing the fabric lacks (%d): %s; their tables are dropped, the routes that crossed them repaired\n", len(gone), strings.Join(gone, ", "))
 	}
@@ -471,14 +494,8 @@ func (j *switchOverJudged) String() string {
 func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables, workers int) *againstPrevious {
 	out := &againstPrevious{Previous: prevDir}
 	if prev == nil {
-		onto, err := previousFabric(prevDir)
-		if err == nil && onto == nil {
-			onto = f
-		}
-		if err == nil {
-			prev, _, err = readPrevious(prevDir, onto)
-		}
-		if err != nil {
+		var err error
+		if prev, err = readPreviousAsRouted(prevDir, f); err != nil {
 			out.Unread = err.Error()
 			return out
 		}
@@ -498,6 +515,42 @@ func compareWithPrevious(prevDir string, f *fabric.Fabric, tab, prev *lft.Tables
 		}
 	}
 	return out
+}
+
+// readPreviousAsRouted reads the tables route wrote into prevDir onto the
+// fabric they were routed for (its fabric.json; without one, onto f).
+func readPreviousAsRouted(prevDir string, f *fabric.Fabric) (*lft.Tables, error) {
+	onto, err := previousFabric(prevDir)
+	if err != nil {
+		return nil, err
+	}
+	if onto == nil {
+		onto = f
+	}
+	prev, _, err := readPrevious(prevDir, onto)
+	return prev, err
+}
+
+// keepPreviousLIDs has a full recompute after --previous keep the LIDs
+// of the routing in prevDir (*prev, read here when the caller has not):
+// every port it gave LIDs keeps them, as OpenSM keeps its guid2lid cache,
+// and new ports take free ones, so that hosts keep their addresses and
+// only what changed is sent. With --lids-from-fabric the fabric's LIDs
+// rule; where the previous tables do not read, it says so and the LIDs
+// are assigned afresh.
+func keepPreviousLIDs(out io.Writer, prevDir string, f *fabric.Fabric, cfg *pipeline.Config, prev **lft.Tables) {
+	if cfg.LIDsFromFabric {
+		return
+	}
+	if *prev == nil {
+		t, err := readPreviousAsRouted(prevDir, f)
+		if err != nil {
+			fmt.Fprintf(out, "cannot keep the LIDs of the routing in %s (%v): assigning LIDs afresh\n", prevDir, err)
+			return
+		}
+		*prev = t
+	}
+	cfg.KeepLIDs = &lft.LIDPlan{Fabric: (*prev).Fabric(), LIDs: (*prev).LIDs()}
 }
 
 func (p *againstPrevious) String() string {

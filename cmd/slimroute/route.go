@@ -83,7 +83,7 @@ Examples:
 			&cli.BoolFlag{Name: "ibdmchk", Usage: "also write ibdmchk's verification inputs to DIR/ibdmchk (large: one line per HCA, layer and LID)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the files to `DIR`", Required: true},
 			&cli.StringFlag{Name: "jobs", Usage: "route for the traffic of the jobs in `FILE` (a job file, docs/formats.md; e.g. squeue -h -o \"%i %N\" > jobs.txt): the trees their flows take are moved so that their loads spread and their flows part, sharing between compatible jobs preferred, layer 0 minimal and every other pair's disjoint paths kept; no job's contention factor rises (slimroute analyze --jobs FILE measures it)"},
-			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest; recompute in full when that cannot be done (a switch or cable added, no VL left, SL2VL tables naming a VL --vls lacks, a routing flag given that differs from the previous routing's); flags left out take the previous routing's values (its summary.json); DIR missing or a file in it that does not read is an error. With --jobs: route the new jobs from DIR's routing (replayed from its summary.json and checked against its files) by moves that keep every mix of the two deadlock-free, so the switch-over is safe; a full recompute says whether its switch-over is"},
+			&cli.StringFlag{Name: "previous", Usage: "repair the routing route wrote into `DIR` for this fabric (cables or switches gone): change only the entries whose paths crossed what is gone, keep the rest, and route a new HCA as the HCA on its switch with the lowest port GUID; recompute in full, keeping every port's LIDs, when that cannot be done (a switch or a cable between switches added, no VL left, SL2VL tables naming a VL --vls lacks, a routing flag given that differs from the previous routing's); flags left out take the previous routing's values (its summary.json); DIR missing or a file in it that does not read is an error. With --jobs: route the new jobs from DIR's routing (replayed from its summary.json and checked against its files) by moves that keep every mix of the two deadlock-free, so the switch-over is safe; a full recompute says whether its switch-over is"},
 			&cli.BoolFlag{Name: "mend", Value: true, Usage: "where a repair (--previous, or the completion of a Slim Fly missing a few cables) leaves a pair (source switch, destination HCA) whose routes broke with fewer disjoint paths, move one of its routes that did not break when that gives it more and costs no other pair one (7–8 % more entries than the repair alone on Slim Fly q = 5 and 7; docs/quality.md); --mend=false changes only the entries whose routes crossed what is gone"},
 		),
 		Action: func(c *cli.Context) error {
@@ -135,6 +135,9 @@ Examples:
 					return err
 				}
 				prevTab = read
+			}
+			if prev := c.String("previous"); prev != "" {
+				keepPreviousLIDs(c.App.Writer, prev, f, &cfg, &prevTab)
 			}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil && c.String("previous") != "" {

@@ -58,7 +58,11 @@ func switchOverFrom(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet
 		return nil, nil, read, fmt.Sprintf("it is routing %d since the last full computation, and route replays at most %d", len(chain), maxReplay), nil
 	}
 	start := time.Now()
-	from, why = replay(f, *cfg, chain, prevDir)
+	c := *cfg
+	if !c.LIDsFromFabric { // its LIDs, which a full recompute before it may have kept from another
+		c.KeepLIDs = &lft.LIDPlan{Fabric: read.Fabric(), LIDs: read.LIDs()}
+	}
+	from, why = replay(f, c, chain, prevDir)
 	if why != "" {
 		return nil, nil, read, why, nil
 	}
