@@ -30,10 +30,40 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	if base == nil {
 		base = last.tables
 	}
+	from, base, hosts := withNewHosts(last.tables, base, f)
 	if why := smallChange(base.Fabric(), f); why != "" {
 		return nil, fmt.Sprintf("the subnet changed more than a repair covers (%s); recomputing in full", why), false
 	}
-	return repairFrom(last, f, cfg, base)
+	st, text, ok := repairFrom(last, from, f, cfg, base)
+	if ok && len(hosts) > 0 {
+		st.summary = fmt.Sprintf("%s; HCAs new to the routing (%d): %s, each routed as the HCA on its switch with the lowest port GUID", st.summary, len(hosts), strings.Join(hosts, ", "))
+		text = st.summary
+	}
+	return st, text, ok
+}
+
+// withNewHosts extends the last tables and the base routing to the HCAs
+// fabric f adds on switch ports they leave free (a host powered on or
+// replaced), at the LIDs OpenSM gave them, each routed as an HCA on its
+// switch (lft.WithHosts), so that such a host is a repair, not a full
+// recompute. Where either cannot be extended it returns both as they are
+// (smallChange then finds the host added).
+func withNewHosts(last, base *lft.Tables, f *fabric.Fabric) (*lft.Tables, *lft.Tables, []string) {
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: int(last.LIDs().LMC()), FromFabric: true})
+	if err != nil {
+		return last, base, nil
+	}
+	from, hosts, err := lft.WithHosts(last, f, lids)
+	if err != nil || len(hosts) == 0 {
+		return last, base, nil
+	}
+	b := from
+	if base != last {
+		if b, _, err = lft.WithHosts(base, f, lids); err != nil {
+			return last, base, nil
+		}
+	}
+	return from, b, hosts
 }
 
 // keepLast is the way out when the full recompute of fabric f failed with
@@ -50,7 +80,7 @@ func keepLast(last *State, f *fabric.Fabric, cfg pipeline.Config, err error) (*S
 	if base == nil || added(base.Fabric(), f) != "" {
 		base = last.base
 	}
-	if st, text, ok := repairFrom(last, f, cfg, base); ok {
+	if st, text, ok := repairFrom(last, last.tables, f, cfg, base); ok {
 		st.base = last.base
 		st.summary = fmt.Sprintf("slimroute: kept the last routing, since %v; %s", err, text)
 		return st, true
@@ -59,7 +89,7 @@ func keepLast(last *State, f *fabric.Fabric, cfg pipeline.Config, err error) (*S
 	if len(dark) == 0 {
 		return nil, false
 	}
-	st, text, ok := repairFrom(last, g, cfg, base)
+	st, text, ok := repairFrom(last, last.tables, g, cfg, base)
 	if !ok {
 		return nil, false
 	}
@@ -97,10 +127,12 @@ func withoutNew(old, f *fabric.Fabric) (*fabric.Fabric, map[fabric.GUID]bool, []
 	return g, dark, names
 }
 
-// repairFrom repairs the last routing for fabric f with routes returning
-// to base's, checks the LIDs and verifies the result (repairLast).
-func repairFrom(last *State, f *fabric.Fabric, cfg pipeline.Config, base *lft.Tables) (*State, string, bool) {
-	tab, st, err := repair.Repair(last.tables, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Base: base, Mend: cfg.Mending()})
+// repairFrom repairs the last routing (its tables as from has them: the
+// same, or extended to new hosts) for fabric f with routes returning to
+// base's, checks the LIDs and verifies the result (repairLast); what is
+// to send is counted against the last tables.
+func repairFrom(last *State, from *lft.Tables, f *fabric.Fabric, cfg pipeline.Config, base *lft.Tables) (*State, string, bool) {
+	tab, st, err := repair.Repair(from, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Base: base, Mend: cfg.Mending()})
 	if err != nil {
 		return nil, fmt.Sprintf("cannot repair the last routing (%v); recomputing in full", err), false
 	}

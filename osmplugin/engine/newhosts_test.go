@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"slimroute/fabric"
+	"slimroute/internal/failures"
+	"slimroute/lft"
+	"slimroute/verify"
+)
+
+// TestPluginRoutesNewHostsWithoutARecompute: drawn Slim Flies (q = 3 and
+// 5) whose first sweep lacks a few hosts (not yet booted), OpenSM's LIDs
+// on the others; the next sweep finds some or all of them up, with the
+// LIDs OpenSM gave them. The plugin repairs rather than recomputes: every
+// entry toward the LIDs it routed stays, the new LIDs are forwarded, the
+// tables pass the verifier. A cable failing after that is still a
+// repair. Red with the hosts left to smallChange (a full recompute).
+func TestPluginRoutesNewHostsWithoutARecompute(t *testing.T) {
+	cfg := settings(t, "vls = 4\n")
+	for seed := range uint64(6) {
+		all, _ := slimFlySubnet(t, 3+2*int(seed%2), 2)
+		before, after, back, err := failures.LateHosts(all, 4, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := Compute(jsonOf(t, before), cfg, 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := Compute(jsonOf(t, after), cfg, 2, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("seed %d, %d hosts up", seed, len(back))
+		if want := fmt.Sprintf("HCAs new to the routing (%d)", len(back)); !strings.Contains(second.Summary(), "repaired the last routing") || !strings.Contains(second.Summary(), want) {
+			t.Fatalf("%s: %s", name, second.Summary())
+		}
+		if rep, err := verify.Check(second.tables, 2); err != nil || !rep.Acyclic() {
+			t.Fatalf("%s: the verifier: %v", name, err)
+		}
+		for _, id := range after.IDsOf(fabric.Switch) {
+			now, _ := second.LFT(after.GUID(id))
+			was, _ := first.LFT(after.GUID(id))
+			for lid, port := range was {
+				if _, _, routed := first.tables.LIDs().Owner(lft.LID(lid)); routed && now[lid] != port {
+					t.Fatalf("%s: %s: the entry toward LID 0x%x, routed before, changed", name, after.Name(id), lid)
+				}
+			}
+			for _, h := range back {
+				a, _ := after.PortAttr(fabric.PortRef{Node: h, Port: 1})
+				if int(a.LID) >= len(now) || now[a.LID] == 0xFF {
+					t.Fatalf("%s: %s does not forward new %s's LID", name, after.Name(id), after.Name(h))
+				}
+			}
+		}
+		_, b := withoutACable(t, after)
+		third, err := Compute(b.Bytes(), cfg, 2, second)
+		if err != nil || !strings.Contains(third.Summary(), "repaired the last routing") {
+			t.Fatalf("%s: a cable after: %v %s", name, err, third.Summary())
+		}
+		if _, err := verify.Check(third.tables, 2); err != nil {
+			t.Fatalf("%s: a cable after: %v", name, err)
+		}
+	}
+}
+
+// jsonOf is f as the shim hands it over.
+func jsonOf(t *testing.T, f *fabric.Fabric) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := fabric.WriteJSON(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
