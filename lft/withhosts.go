@@ -18,10 +18,13 @@ type newHost struct {
 }
 
 // WithHosts returns t extended to the HCAs that fabric f cables to switch
-// ports t's fabric leaves empty, HCAs t's fabric lacks altogether (a host
-// powered on or replaced since t was made), and their names. Each new HCA
+// ports t's fabric leaves empty or cables to an HCA f lacks, HCAs t's
+// fabric lacks altogether (a host powered on since t was made, or an HCA
+// replaced: the one it replaces loses its cable and LIDs), and their
+// names. Each new HCA
 // port holds the LIDs lids gives it in f and is routed as its sibling, the
-// HCA port of the same switch with the lowest port GUID that t routes:
+// HCA port of the same switch with the lowest port GUID that t routes
+// and f still has:
 // every switch forwards its LIDs as the sibling's (the switch it hangs off
 // to it), every source sends to it on the SLs it sends to the sibling
 // on, it sends on the sibling's path SLs and SL-to-VL table, and its
@@ -43,6 +46,8 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 		at   int
 	}
 	var wires []wire
+	replaced := map[int]bool{} // t's cables to HCAs f lacks whose switch ports new HCAs take
+	var gone []PortLIDs        // the LIDs of those HCA ports
 	for _, id := range f.IDsOf(fabric.HCA) {
 		n := f.Node(id)
 		if _, ok := pf.NodeByGUID(n.GUID); ok {
@@ -58,8 +63,15 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 			if !known || pf.Kind(sw) != fabric.Switch || pf.Ports(sw) < peer.Port {
 				return nil, nil, fmt.Errorf("%s is new and hangs off %s, a switch the previous routing lacks", f.PortString(fabric.PortRef{Node: id, Port: p}), f.Name(peer.Node))
 			}
-			if _, used := pf.Peer(fabric.PortRef{Node: sw, Port: peer.Port}); used {
-				return nil, nil, fmt.Errorf("%s is new and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(fabric.PortRef{Node: id, Port: p}), pf.PortString(fabric.PortRef{Node: sw, Port: peer.Port}))
+			if old, used := pf.Peer(fabric.PortRef{Node: sw, Port: peer.Port}); used {
+				if _, still := f.NodeByGUID(pf.GUID(old.Node)); still || pf.Kind(old.Node) != fabric.HCA {
+					return nil, nil, fmt.Errorf("%s is new and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(fabric.PortRef{Node: id, Port: p}), pf.PortString(fabric.PortRef{Node: sw, Port: peer.Port}))
+				}
+				li, _ := pf.LinkAt(old) // an HCA f lacks: replaced, its cable and LIDs go
+				replaced[li] = true
+				if pl, ok := t.lids.Of(old); ok {
+					gone = append(gone, pl)
+				}
 			}
 			links = append(links, fabric.Link{A: fabric.PortRef{Node: nid, Port: p}, B: fabric.PortRef{Node: sw, Port: peer.Port}})
 			wires = append(wires, wire{fabric.PortRef{Node: id, Port: p}, sw, peer.Port})
@@ -70,7 +82,13 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 	if len(hosts) == 0 {
 		return t, nil, nil
 	}
-	g, err := fabric.New(nodes, links)
+	var kept []fabric.Link
+	for i, l := range links {
+		if i >= pf.NumLinks() || !replaced[i] {
+			kept = append(kept, l)
+		}
+	}
+	g, err := fabric.New(nodes, kept)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,7 +107,7 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 	}
 	hs := slices.SortedFunc(maps.Values(added), func(a, b newHost) int { return cmp.Compare(a.port.Base, b.port.Base) })
 	b := NewBuilder(g, plan)
-	t.extendLFTs(b, hs)
+	t.extendLFTs(b, hs, gone)
 	if err := t.extendSLs(b, plan, added); err != nil {
 		return nil, nil, err
 	}
@@ -109,6 +127,9 @@ func (t *Tables) newHost(f *fabric.Fabric, lids *LIDs, p fabric.PortRef, sw fabr
 		peer, ok := pf.Peer(fabric.PortRef{Node: sw, Port: q})
 		if !ok || pf.Kind(peer.Node) != fabric.HCA {
 			continue
+		}
+		if _, up := f.NodeByGUID(pf.GUID(peer.Node)); !up {
+			continue // gone, or replaced by p
 		}
 		if s, ok := t.lids.Of(peer); ok && (!found || pf.PortGUID(peer) < pf.PortGUID(sib.Port)) {
 			sib, found = s, true
@@ -148,11 +169,17 @@ func extendedLIDs(t *Tables, g *fabric.Fabric, added map[fabric.PortRef]newHost)
 }
 
 // extendLFTs copies every switch's table of t into b, with the new hosts'
-// LIDs forwarded as their siblings' (to the host at its own switch).
-func (t *Tables) extendLFTs(b *Builder, hs []newHost) {
+// LIDs forwarded as their siblings' (to the host at its own switch) and
+// the LIDs of the HCA ports they replace dropped.
+func (t *Tables) extendLFTs(b *Builder, hs []newHost, gone []PortLIDs) {
 	for _, sw := range t.switches {
 		row := b.LFT(sw)
 		t.CopyLFT(row, sw)
+		for _, pl := range gone {
+			for l := pl.Base; l <= pl.Top() && int(l) < len(row); l++ {
+				row[l] = Drop
+			}
+		}
 		for _, h := range hs {
 			for k := LID(0); k < LID(1)<<h.port.LMC; k++ {
 				row[h.port.Base+k] = row[h.sibling.Base+k]

@@ -3,6 +3,7 @@ package lft_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,31 +45,88 @@ func TestNewHostsAreRoutedWithoutTouchingTheRest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		replaced, nrep := "", 0
+		if rng.IntN(2) == 0 { // an HCA replaced too: another GUID on the same port
+			after, replaced = replaceHCA(t, after, before, rng)
+			nrep = 1
+		}
 		cfg := pipeline.Config{Layers: 1 << rng.IntN(3), VLs: 4 + 4*rng.IntN(2), Deadlock: []string{"auto", "dfsssp"}[rng.IntN(2)], Seed: seed, LMC: -1, Workers: 2}
 		res, err := pipeline.Run(before, cfg)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		name := fmt.Sprintf("seed %d (%d layers, %s, %d HCAs back)", seed, cfg.Layers, cfg.Deadlock, len(back))
+		name := fmt.Sprintf("seed %d (%d layers, %s, %d HCAs back, replaced %q)", seed, cfg.Layers, cfg.Deadlock, len(back), replaced)
 		old := res.Tables
 		lids, err := lft.AssignLIDs(after, lft.LIDOptions{LMC: int(old.LIDs().LMC()), Keep: &lft.LIDPlan{Fabric: old.Fabric(), LIDs: old.LIDs()}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		if rng.IntN(2) == 0 { // the new ports' LIDs above the others, as an SM may give them
+			lids = newPortsOnTop(t, lids, after, before)
+		}
 		ext, hosts, err := lft.WithHosts(old, after, lids)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(hosts) != len(back) {
+		if len(hosts) != len(back)+nrep {
 			t.Fatalf("%s: added %v", name, hosts)
 		}
 		judgeSameCables(t, name, after, ext.Fabric())
 		if rep, err := verify.Check(ext, 2); err != nil || !rep.Acyclic() {
 			t.Fatalf("%s: the verifier: %v %s", name, err, rep.CycleString())
 		}
-		judgeOldEntriesKept(t, name, old, ext)
+		judgeOldEntriesKept(t, name, old, ext, after)
 		judgeRoutedAsSibling(t, name, old, ext)
 	}
+}
+
+// newPortsOnTop is lids, a plan of f, with the ports of nodes before
+// lacks moved to blocks above every other LID.
+func newPortsOnTop(t *testing.T, lids *lft.LIDs, f, before *fabric.Fabric) *lft.LIDs {
+	t.Helper()
+	ports, next := lids.Ports(), lids.Top()+1
+	for i, p := range ports {
+		if _, ok := before.NodeByGUID(f.GUID(p.Port.Node)); !ok {
+			step := lft.LID(1) << p.LMC
+			ports[i].Base = (next + step - 1) / step * step
+			next = ports[i].Top() + 1
+		}
+	}
+	moved, err := lft.NewLIDs(lids.LMC(), ports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return moved
+}
+
+// replaceHCA returns f with one HCA that before has too, on a switch with
+// another such HCA, given another GUID and name (an HCA replaced), and
+// the name it had.
+func replaceHCA(t *testing.T, f, before *fabric.Fabric, rng *rand.Rand) (*fabric.Fabric, string) {
+	t.Helper()
+	var both []fabric.NodeID // in before too, beside another such HCA (a sibling)
+	on := map[fabric.NodeID]int{}
+	for _, id := range f.IDsOf(fabric.HCA) {
+		if _, ok := before.NodeByGUID(f.GUID(id)); ok {
+			both = append(both, id)
+			sw, _ := f.Peer(fabric.PortRef{Node: id, Port: 1})
+			on[sw.Node]++
+		}
+	}
+	both = slices.DeleteFunc(both, func(id fabric.NodeID) bool {
+		sw, _ := f.Peer(fabric.PortRef{Node: id, Port: 1})
+		return on[sw.Node] < 2
+	})
+	id := both[rng.IntN(len(both))]
+	nodes := f.Nodes()
+	old := nodes[id].Name
+	nodes[id].GUID |= 0xf0 << 8
+	nodes[id].Name += "-new"
+	g, err := fabric.New(nodes, f.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, old
 }
 
 // judgeRoutedAsSibling fails unless every HCA port ext holds LIDs for and
@@ -133,11 +191,12 @@ func judgeRoutedAsSibling(t *testing.T, name string, old, ext *lft.Tables) {
 }
 
 // judgeSameCables fails unless fabrics a and b cable the same ports, by
-// node GUID and port number.
+// node GUID and port number (b may hold nodes a lacks, uncabled: an HCA
+// replaced).
 func judgeSameCables(t *testing.T, name string, a, b *fabric.Fabric) {
 	t.Helper()
-	if a.NumNodes() != b.NumNodes() || a.NumLinks() != b.NumLinks() {
-		t.Fatalf("%s: %d nodes and %d cables, want %d and %d", name, b.NumNodes(), b.NumLinks(), a.NumNodes(), a.NumLinks())
+	if a.NumLinks() != b.NumLinks() {
+		t.Fatalf("%s: %d cables, want %d", name, b.NumLinks(), a.NumLinks())
 	}
 	for _, l := range a.Links() {
 		x, _ := b.NodeByGUID(a.GUID(l.A.Node))
@@ -151,11 +210,15 @@ func judgeSameCables(t *testing.T, name string, a, b *fabric.Fabric) {
 // judgeOldEntriesKept fails unless ext holds every entry old does, ports
 // matched by GUID: LFT entries and path SLs toward old's LIDs, and every
 // SL-to-VL entry between ports old's fabric cables.
-func judgeOldEntriesKept(t *testing.T, name string, old, ext *lft.Tables) {
+func judgeOldEntriesKept(t *testing.T, name string, old, ext *lft.Tables, after *fabric.Fabric) {
 	t.Helper()
 	of, ef := old.Fabric(), ext.Fabric()
 	var oldLIDs []lft.LID
 	for _, pl := range old.LIDs().Ports() {
+		if _, ok := after.NodeByGUID(of.GUID(pl.Port.Node)); !ok {
+			judgeDropped(t, name, ext, pl)
+			continue
+		}
 		q, ok := ext.LIDs().Of(portIn(ef, of, pl.Port))
 		if !ok || q != (lft.PortLIDs{Port: q.Port, Base: pl.Base, LMC: pl.LMC}) {
 			t.Fatalf("%s: %s LIDs %+v, was %+v", name, of.PortString(pl.Port), q, pl)
@@ -189,7 +252,7 @@ func judgeOldEntriesKept(t *testing.T, name string, old, ext *lft.Tables) {
 		}
 	}
 	for _, pl := range old.LIDs().Ports() {
-		if pl.Port.Port == 0 {
+		if _, ok := after.NodeByGUID(of.GUID(pl.Port.Node)); !ok || pl.Port.Port == 0 {
 			continue
 		}
 		ep := portIn(ef, of, pl.Port)
@@ -199,6 +262,22 @@ func judgeOldEntriesKept(t *testing.T, name string, old, ext *lft.Tables) {
 		for _, l := range oldLIDs {
 			if a, b := old.PathSL(pl.Port, l), ext.PathSL(ep, l); a != b {
 				t.Fatalf("%s: %s path SL toward 0x%x: %d, was %d", name, of.PortString(pl.Port), l, b, a)
+			}
+		}
+	}
+}
+
+// judgeDropped fails unless the LIDs of pl, a port replaced, are dropped
+// by every switch of ext or held by another port (the new one).
+func judgeDropped(t *testing.T, name string, ext *lft.Tables, pl lft.PortLIDs) {
+	t.Helper()
+	for l := pl.Base; l <= pl.Top(); l++ {
+		if _, _, held := ext.LIDs().Owner(l); held {
+			continue
+		}
+		for _, sw := range ext.Switches() {
+			if p := ext.Port(sw, l); p != lft.Drop {
+				t.Fatalf("%s: %s forwards LID 0x%x of a replaced HCA to port %d", name, ext.Fabric().Name(sw), l, p)
 			}
 		}
 	}

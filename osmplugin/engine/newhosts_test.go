@@ -77,3 +77,73 @@ func jsonOf(t *testing.T, f *fabric.Fabric) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestPluginRoutesAReplacedHCA: an HCA of the q=5 Slim Fly replaced (a new
+// GUID on the same port, given a new LID), whether OpenSM swept while it
+// was out or only once the new one was in. Either way the new HCA is a
+// repair: named, the old HCA's LIDs dropped by every switch, every entry
+// toward the other ports' LIDs as before, the tables verified. Red with
+// a port cabled to an HCA the subnet lacks refused (a full recompute).
+func TestPluginRoutesAReplacedHCA(t *testing.T) {
+	cfg := settings(t, "vls = 4\n")
+	all, js := slimFlySubnet(t, 5, 2)
+	first, err := Compute(js, cfg, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := all.IDsOf(fabric.HCA)[7]
+	oldLIDs, _ := first.tables.LIDs().Of(fabric.PortRef{Node: h, Port: 1})
+	nodes := all.Nodes()
+	nodes[h].GUID |= 0xf0 << 8
+	nodes[h].Name += "-new"
+	a := nodes[h].Attrs[1]
+	a.LID = uint16(first.tables.LIDs().Top()+4) &^ 3 // the next free block, as OpenSM gives a new GUID
+	nodes[h].Attrs[1] = a
+	replaced, err := fabric.New(nodes, all.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, outFirst := range []bool{true, false} {
+		last := first
+		if outFirst {
+			if last, err = Compute(jsonOf(t, without(t, all, h)), cfg, 2, first); err != nil || !strings.Contains(last.Summary(), "repaired the last routing") {
+				t.Fatalf("the HCA out: %v %s", err, last.Summary())
+			}
+		}
+		st, err := Compute(jsonOf(t, replaced), cfg, 2, last)
+		if err != nil || !strings.Contains(st.Summary(), "repaired the last routing") || !strings.Contains(st.Summary(), "HCAs new to the routing (1): "+nodes[h].Name) {
+			t.Fatalf("swept while out %v: %v %s", outFirst, err, st.Summary())
+		}
+		if rep, err := verify.Check(st.tables, 2); err != nil || !rep.Acyclic() {
+			t.Fatalf("swept while out %v: the verifier: %v", outFirst, err)
+		}
+		for _, id := range all.IDsOf(fabric.Switch) {
+			now, _ := st.LFT(all.GUID(id))
+			was, _ := first.LFT(all.GUID(id))
+			for lid, port := range was {
+				l := lft.LID(lid)
+				switch _, _, routed := first.tables.LIDs().Owner(l); {
+				case l >= oldLIDs.Base && l <= oldLIDs.Top():
+					if now[lid] != lft.Drop {
+						t.Fatalf("swept while out %v: %s forwards the old HCA's LID 0x%x", outFirst, all.Name(id), lid)
+					}
+				case routed && now[lid] != port:
+					t.Fatalf("swept while out %v: %s: the entry toward LID 0x%x changed", outFirst, all.Name(id), lid)
+				}
+			}
+			if now[a.LID] == lft.Drop {
+				t.Fatalf("swept while out %v: %s drops the new HCA's LID", outFirst, all.Name(id))
+			}
+		}
+	}
+}
+
+// without is f without node id.
+func without(t *testing.T, f *fabric.Fabric, id fabric.NodeID) *fabric.Fabric {
+	t.Helper()
+	g, err := f.Without([]fabric.NodeID{id}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
