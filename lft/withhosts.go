@@ -32,10 +32,11 @@ type newHost struct {
 // Its paths are the sibling's with the host's own cable in place of the
 // sibling's, a cable no other path continues from or crosses, so the
 // tables gain no loop and no credit loop, and every other entry stays as
-// it was. It returns t itself when f adds no HCA, and an error naming the
-// HCA when one hangs off a switch t's fabric lacks or off a port in use
-// there, off a switch t routes no HCA on, or holds no LIDs in lids or
-// at another LMC than that HCA's.
+// it was. HCAs on a switch t's fabric lacks are left out (they are not
+// t's to extend). It returns t itself when f adds no HCA, and an error
+// naming the HCA when one hangs off a port in use in t's fabric, off a
+// switch t routes no HCA on, or holds no LIDs in lids or at another LMC
+// than that HCA's.
 func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, error) {
 	pf := t.Fabric()
 	nodes, links := pf.Nodes(), pf.Links()
@@ -53,16 +54,16 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 		if _, ok := pf.NodeByGUID(n.GUID); ok {
 			continue
 		}
+		if !onKnownSwitches(f, id, pf) {
+			continue // the switch is new too: not t's to extend (a repair names it)
+		}
 		nid := fabric.NodeID(len(nodes))
 		for p := 1; p <= n.Ports; p++ {
 			peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
 			if !ok {
 				continue
 			}
-			sw, known := pf.NodeByGUID(f.GUID(peer.Node))
-			if !known || pf.Kind(sw) != fabric.Switch || pf.Ports(sw) < peer.Port {
-				return nil, nil, fmt.Errorf("%s is new and hangs off %s, a switch the previous routing lacks", f.PortString(fabric.PortRef{Node: id, Port: p}), f.Name(peer.Node))
-			}
+			sw, _ := pf.NodeByGUID(f.GUID(peer.Node))
 			if old, used := pf.Peer(fabric.PortRef{Node: sw, Port: peer.Port}); used {
 				if _, still := f.NodeByGUID(pf.GUID(old.Node)); still || pf.Kind(old.Node) != fabric.HCA {
 					return nil, nil, fmt.Errorf("%s is new and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(fabric.PortRef{Node: id, Port: p}), pf.PortString(fabric.PortRef{Node: sw, Port: peer.Port}))
@@ -115,6 +116,22 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 		return nil, nil, err
 	}
 	return b.Tables(), hosts, nil
+}
+
+// onKnownSwitches says whether every cable of HCA id of f leads to a
+// switch of pf (by GUID) with the port it arrives on.
+func onKnownSwitches(f *fabric.Fabric, id fabric.NodeID, pf *fabric.Fabric) bool {
+	for p := 1; p <= f.Ports(id); p++ {
+		peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
+		if !ok {
+			continue
+		}
+		sw, known := pf.NodeByGUID(f.GUID(peer.Node))
+		if !known || pf.Kind(sw) != fabric.Switch || pf.Ports(sw) < peer.Port {
+			return false
+		}
+	}
+	return true
 }
 
 // newHost describes HCA port p of f, new, cabled to port at of switch sw
