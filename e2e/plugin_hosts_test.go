@@ -56,7 +56,7 @@ func TestPluginRoutesHostsThatComeUpLate(t *testing.T) {
 	sm := sim.StartOpenSM(t, opts)
 	waitForSweep(t, sm, 1)
 	settings := filepath.Join(sim.Dir, "slimroute.toml")
-	predicted, err := engine.Compute(subnetJSON(t, before, rt.tab.LIDs(), rt.f), settings, 2, nil)
+	predicted, err := engine.Compute(subnetJSON(t, before, rt.tab), settings, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestPluginRoutesHostsThatComeUpLate(t *testing.T) {
 		if !strings.Contains(sm.Log(), "HCAs new to the routing (1): "+name+" (") {
 			t.Fatalf("%s up: OpenSM's log does not name it as new:\n%s", name, sm.Log())
 		}
-		if predicted, err = engine.Compute(subnetJSON(t, up, rt.tab.LIDs(), rt.f), settings, 2, predicted); err != nil {
+		if predicted, err = engine.Compute(subnetJSON(t, up, rt.tab), settings, 2, predicted); err != nil {
 			t.Fatal(err)
 		}
 		now := readDump(t, &routed{f: up}, sm.Dir)
@@ -96,11 +96,11 @@ func TestPluginRoutesHostsThatComeUpLate(t *testing.T) {
 }
 
 // subnetJSON is fabric f as the shim hands it over: its ports with the
-// LIDs plan gives them in all (a plan of the whole fabric, matched by
-// node GUID).
-func subnetJSON(t *testing.T, f *fabric.Fabric, plan *lft.LIDs, all *fabric.Fabric) []byte {
+// LIDs tab gives them (tables of the whole fabric, matched by port GUID),
+// as OpenSM keeps them from its guid2lid cache.
+func subnetJSON(t *testing.T, f *fabric.Fabric, tab *lft.Tables) []byte {
 	t.Helper()
-	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: int(plan.LMC()), Keep: &lft.LIDPlan{Fabric: all, LIDs: plan}})
+	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: int(tab.LIDs().LMC()), Keep: lft.CacheOf(tab)})
 	if err != nil {
 		t.Fatal(err)
 	}

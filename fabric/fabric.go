@@ -418,6 +418,18 @@ func (f *Fabric) LinkAt(p PortRef) (int, bool) {
 	return int(i), i >= 0
 }
 
+// CabledIn says whether cable l of f joins the same ports in fabric g,
+// matched by node GUID and port number.
+func (f *Fabric) CabledIn(g *Fabric, l Link) bool {
+	ga, ok1 := g.NodeByGUID(f.GUID(l.A.Node))
+	gb, ok2 := g.NodeByGUID(f.GUID(l.B.Node))
+	if !ok1 || !ok2 {
+		return false
+	}
+	peer, ok := g.Peer(PortRef{Node: ga, Port: l.A.Port})
+	return ok && peer == PortRef{Node: gb, Port: l.B.Port}
+}
+
 // Peer returns the port at the other end of the cable in port p.
 func (f *Fabric) Peer(p PortRef) (PortRef, bool) {
 	i, ok := f.LinkAt(p)

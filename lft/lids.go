@@ -69,11 +69,12 @@ type LIDOptions struct {
 	// FromFabric takes the LIDs recorded in the fabric (ibnetdiscover after
 	// an SM ran, or a JSON fabric) instead of assigning new ones.
 	FromFabric bool
-	// Keep, when set, is the LID plan in force: every port it gave LIDs
-	// keeps them (matched by node GUID and port number; an HCA port only
-	// at the same LMC), as OpenSM keeps its guid2lid cache, and new ports
-	// take the lowest free LIDs. Ignored with FromFabric.
-	Keep *LIDPlan
+	// Keep, when set, is the LIDs in force by port GUID (CacheOf, or a
+	// guid2lid file): every port it holds keeps its LIDs (an HCA port only
+	// at the same LMC), the LIDs of ports the fabric lacks stay reserved,
+	// as OpenSM keeps its guid2lid cache, and new ports take the lowest
+	// free LIDs. Ignored with FromFabric.
+	Keep LIDCache
 }
 
 // AssignLIDs gives switch port 0s LIDs 1, 2, … in node GUID order and HCA

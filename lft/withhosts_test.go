@@ -57,7 +57,7 @@ func TestNewHostsAreRoutedWithoutTouchingTheRest(t *testing.T) {
 		}
 		name := fmt.Sprintf("seed %d (%d layers, %s, %d HCAs back, replaced %q)", seed, cfg.Layers, cfg.Deadlock, len(back), replaced)
 		old := res.Tables
-		lids, err := lft.AssignLIDs(after, lft.LIDOptions{LMC: int(old.LIDs().LMC()), Keep: &lft.LIDPlan{Fabric: old.Fabric(), LIDs: old.LIDs()}})
+		lids, err := lft.AssignLIDs(after, lft.LIDOptions{LMC: int(old.LIDs().LMC()), Keep: lft.CacheOf(old)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +311,7 @@ func TestANewHostWithoutASiblingIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lids, err := lft.AssignLIDs(all, lft.LIDOptions{LMC: 1, Keep: &lft.LIDPlan{Fabric: before, LIDs: res.LIDs}})
+	lids, err := lft.AssignLIDs(all, lft.LIDOptions{LMC: 1, Keep: lft.CacheOf(res.Tables)})
 	if err != nil {
 		t.Fatal(err)
 	}

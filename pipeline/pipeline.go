@@ -78,10 +78,10 @@ type Config struct {
 	LMC            int  `toml:"-"`
 	LFTCap         int  `toml:"lft_cap"`
 	LIDsFromFabric bool `toml:"-"`
-	// KeepLIDs, when set (and LIDsFromFabric is not), is the LID plan in
-	// force: its ports keep their LIDs and new ports take free ones
-	// (lft.LIDOptions.Keep).
-	KeepLIDs *lft.LIDPlan `toml:"-"`
+	// KeepLIDs, when set (and LIDsFromFabric is not), is the LIDs in
+	// force by port GUID: its ports keep their LIDs, those of ports gone
+	// stay reserved and new ports take free ones (lft.LIDOptions.Keep).
+	KeepLIDs lft.LIDCache `toml:"-"`
 	// Workers is how many goroutines a stage may run at once (the caller
 	// passes runtime.GOMAXPROCS(0) or less); 0 or 1: one. Every result is
 	// the same for every value.

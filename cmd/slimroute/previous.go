@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -69,17 +70,47 @@ type repairCounts struct {
 	HostsAdded []string `json:"hosts_added,omitempty"`
 }
 
-// withNewHosts returns prev extended to the HCAs fabric f adds (a host
-// powered on or replaced), each routed as an HCA of its switch with new
-// LIDs beside prev's (lft.WithHosts; with --lids-from-fabric, f's), and
-// their names; prev itself when f adds none.
-func withNewHosts(prev *lft.Tables, f *fabric.Fabric, cfg pipeline.Config) (*lft.Tables, []string, error) {
-	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: int(prev.LIDs().LMC()), LFTCap: cfg.LFTCap, FromFabric: cfg.LIDsFromFabric,
-		Keep: &lft.LIDPlan{Fabric: prev.Fabric(), LIDs: prev.LIDs()}})
-	if err != nil {
-		return nil, nil, err
+// lidsInForce is the LIDs of prev's ports and, beneath them, of base's
+// (nil: none), by port GUID: the LIDs OpenSM's guid2lid cache keeps for
+// the chain of repairs, those of ports gone since the base included.
+func lidsInForce(prev, base *lft.Tables) lft.LIDCache {
+	cache := lft.LIDCache{}
+	if base != nil {
+		cache = lft.CacheOf(base)
 	}
-	return lft.WithHosts(prev, f, lids)
+	maps.Copy(cache, lft.CacheOf(prev))
+	return cache
+}
+
+// withNewHosts is repair.WithNewHosts with route's LIDs for new ports:
+// free ones beside prev's and base's (those of ports gone reserved, as
+// OpenSM reserves its cache's), or with --lids-from-fabric the fabric's.
+func withNewHosts(prev, base *lft.Tables, f *fabric.Fabric, cfg pipeline.Config) (*lft.Tables, *lft.Tables, []string, error) {
+	cache := lidsInForce(prev, base)
+	return repair.WithNewHosts(prev, base, f, func(g *fabric.Fabric) (*lft.LIDs, error) {
+		return lft.AssignLIDs(g, lft.LIDOptions{LMC: int(prev.LIDs().LMC()), LFTCap: cfg.LFTCap, FromFabric: cfg.LIDsFromFabric, Keep: cache})
+	})
+}
+
+// newInterSwitchCable names a cable between switches of f that the base
+// routing's fabric (prev's without a base) has and cables otherwise: a
+// repair, which returns routes to the base's, would leave it unused. ""
+// when there is none.
+func newInterSwitchCable(f *fabric.Fabric, prev, base *lft.Tables) string {
+	ref := base
+	if ref == nil {
+		ref = prev
+	}
+	known := func(id fabric.NodeID) bool { // a new switch is the repair's to name
+		_, ok := ref.Fabric().NodeByGUID(f.GUID(id))
+		return ok && f.Kind(id) == fabric.Switch
+	}
+	for _, l := range f.Links() {
+		if known(l.A.Node) && known(l.B.Node) && !f.CabledIn(ref.Fabric(), l) {
+			return f.PortString(l.A) + "–" + f.PortString(l.B)
+		}
+	}
+	return ""
 }
 
 // routeFromPrevious repairs the routing route wrote into prevDir for the
@@ -95,11 +126,15 @@ func withNewHosts(prev *lft.Tables, f *fabric.Fabric, cfg pipeline.Config) (*lft
 // user asked for a repair of those files.
 func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet func(string) bool, prevDir, outDir string, ibdm bool, timings map[string]float64) (bool, *lft.Tables, error) {
 	var read *previousRouting
+	var base *lft.Tables
 	refuse := func(format string, args ...any) (bool, *lft.Tables, error) {
 		why := strings.TrimSuffix(fmt.Sprintf(format, args...), "; recompute in full") // the repair's own advice
 		fmt.Fprintf(out, "cannot repair the routing in %s: %s; recomputing in full\n", prevDir, why)
 		if read == nil {
 			return false, nil, nil
+		}
+		if !cfg.LIDsFromFabric {
+			cfg.KeepLIDs = lidsInForce(read.tab, base)
 		}
 		return false, read.tab, nil
 	}
@@ -115,13 +150,16 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 	prev, gone := read.tab, read.gone
 	st0 := gone.GoneLIDs() // dropped as the files were read onto f
 	start = time.Now()
-	base, baseDir, noBase := baseOf(prevDir, read.sum, prev)
+	base, baseDir, noBase := baseOf(prevDir, read.sum, prev) // (refuse reads base)
 	timings["read_base_ms"] = since(start)
-	from, hosts, err := withNewHosts(prev, f, *cfg)
+	if c := newInterSwitchCable(f, prev, base); c != "" {
+		return refuse("the cable %s between switches is new to the routing it started from, which cannot use it", c)
+	}
+	from, fromBase, hosts, err := withNewHosts(prev, base, f, *cfg)
 	if err != nil {
 		return refuse("%v", err)
 	}
-	tab, st, err := repair.Repair(from, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: base, Mend: cfg.Mending()})
+	tab, st, err := repair.Repair(from, f, repair.Options{Workers: cfg.Workers, VLs: cfg.VLs, Clock: time.Now, Base: fromBase, Mend: cfg.Mending()})
 	if err != nil {
 		if noBase != "" {
 			return refuse("%v (and no base routing to return to: %s)", err, noBase)
@@ -532,25 +570,48 @@ func readPreviousAsRouted(prevDir string, f *fabric.Fabric) (*lft.Tables, error)
 }
 
 // keepPreviousLIDs has a full recompute after --previous keep the LIDs
-// of the routing in prevDir (*prev, read here when the caller has not):
-// every port it gave LIDs keeps them, as OpenSM keeps its guid2lid cache,
-// and new ports take free ones, so that hosts keep their addresses and
-// only what changed is sent. With --lids-from-fabric the fabric's LIDs
-// rule; where the previous tables do not read, it says so and the LIDs
-// are assigned afresh.
-func keepPreviousLIDs(out io.Writer, prevDir string, f *fabric.Fabric, cfg *pipeline.Config, prev **lft.Tables) {
-	if cfg.LIDsFromFabric {
-		return
+// in force in prevDir — every port keeps its LIDs, as OpenSM keeps its
+// guid2lid cache, those of ports gone stay reserved, new ports take free
+// ones — so that hosts keep their addresses and only what changed is
+// sent: the LIDs a refused repair set (its previous routing's and its
+// base's), else those of the previous tables (*prev, read here when the
+// caller has not) and their base routing's, else, where they do not read
+// onto any fabric, those of prevDir's guid2lid. With --lids-from-fabric the fabric's LIDs rule. A
+// guid2lid that does not read is an error; without one, the LIDs are
+// assigned afresh, as the output says.
+func keepPreviousLIDs(out io.Writer, prevDir string, f *fabric.Fabric, cfg *pipeline.Config, prev **lft.Tables) error {
+	if cfg.LIDsFromFabric || cfg.KeepLIDs != nil {
+		return nil
 	}
 	if *prev == nil {
-		t, err := readPreviousAsRouted(prevDir, f)
-		if err != nil {
-			fmt.Fprintf(out, "cannot keep the LIDs of the routing in %s (%v): assigning LIDs afresh\n", prevDir, err)
-			return
+		if t, err := readPreviousAsRouted(prevDir, f); err == nil {
+			*prev = t
+		} else {
+			name := filepath.Join(prevDir, "guid2lid")
+			fh, ferr := os.Open(name)
+			if errors.Is(ferr, fs.ErrNotExist) {
+				fmt.Fprintf(out, "cannot keep the LIDs of the routing in %s (%v; no guid2lid): assigning LIDs afresh\n", prevDir, err)
+				return nil
+			}
+			if ferr != nil {
+				return fmt.Errorf("--previous %s: %w", prevDir, ferr)
+			}
+			defer fh.Close()
+			cache, rerr := lft.ReadGUID2LID(fh, name)
+			if rerr != nil {
+				return fmt.Errorf("--previous %s: %w; it keeps the LIDs of the routing there: restore it from the routing's files, or remove it to assign LIDs afresh", prevDir, rerr)
+			}
+			fmt.Fprintf(out, "keeping the LIDs in %s (the tables beside it do not read onto this fabric, and %s has no fabric.json)\n", name, prevDir)
+			cfg.KeepLIDs = cache
+			return nil
 		}
-		*prev = t
 	}
-	cfg.KeepLIDs = &lft.LIDPlan{Fabric: (*prev).Fabric(), LIDs: (*prev).LIDs()}
+	var base *lft.Tables
+	if sum, err := readSummary(prevDir); err == nil {
+		base, _, _ = baseOf(prevDir, sum, *prev)
+	}
+	cfg.KeepLIDs = lidsInForce(*prev, base)
+	return nil
 }
 
 func (p *againstPrevious) String() string {

@@ -137,7 +137,9 @@ Examples:
 				prevTab = read
 			}
 			if prev := c.String("previous"); prev != "" {
-				keepPreviousLIDs(c.App.Writer, prev, f, &cfg, &prevTab)
+				if err := keepPreviousLIDs(c.App.Writer, prev, f, &cfg, &prevTab); err != nil {
+					return err
+				}
 			}
 			res, err := pipeline.Run(f, cfg)
 			if err != nil && c.String("previous") != "" {

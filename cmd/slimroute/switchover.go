@@ -60,7 +60,7 @@ func switchOverFrom(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, isSet
 	start := time.Now()
 	c := *cfg
 	if !c.LIDsFromFabric { // its LIDs, which a full recompute before it may have kept from another
-		c.KeepLIDs = &lft.LIDPlan{Fabric: read.Fabric(), LIDs: read.LIDs()}
+		c.KeepLIDs = lft.CacheOf(read)
 	}
 	from, why = replay(f, c, chain, prevDir)
 	if why != "" {

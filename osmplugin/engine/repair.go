@@ -43,25 +43,17 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 }
 
 // withNewHosts extends the last tables and the base routing to the HCAs
-// fabric f adds on switch ports they leave free (a host powered on or
-// replaced), at the LIDs OpenSM gave them, each routed as an HCA on its
-// switch (lft.WithHosts), so that such a host is a repair, not a full
-// recompute. Where either cannot be extended it returns both as they are
-// (smallChange then finds the host added).
+// fabric f adds (a host powered on or replaced), at the LIDs OpenSM gave
+// them, each routed as an HCA on its switch (repair.WithNewHosts), so that
+// such a host is a repair, not a full recompute. Where they cannot be
+// extended it returns both as they are (smallChange then finds the host
+// added).
 func withNewHosts(last, base *lft.Tables, f *fabric.Fabric) (*lft.Tables, *lft.Tables, []string) {
-	lids, err := lft.AssignLIDs(f, lft.LIDOptions{LMC: int(last.LIDs().LMC()), FromFabric: true})
-	if err != nil {
-		return last, base, nil
-	}
-	from, hosts, err := lft.WithHosts(last, f, lids)
+	from, b, hosts, err := repair.WithNewHosts(last, base, f, func(g *fabric.Fabric) (*lft.LIDs, error) {
+		return lft.AssignLIDs(g, lft.LIDOptions{LMC: int(last.LIDs().LMC()), FromFabric: true})
+	})
 	if err != nil || len(hosts) == 0 {
 		return last, base, nil
-	}
-	b := from
-	if base != last {
-		if b, _, err = lft.WithHosts(base, f, lids); err != nil {
-			return last, base, nil
-		}
 	}
 	return from, b, hosts
 }
@@ -174,7 +166,7 @@ func smallChange(old, g *fabric.Fabric) string {
 		inter++
 		_, okA := g.NodeByGUID(old.GUID(l.A.Node))
 		_, okB := g.NodeByGUID(old.GUID(l.B.Node))
-		if okA && okB && !linked(old, g, l.A, l.B) {
+		if okA && okB && !old.CabledIn(g, l) {
 			gone++ // a gone switch's cables count with the switch
 		}
 	}
@@ -193,21 +185,9 @@ func added(old, g *fabric.Fabric) string {
 		}
 	}
 	for _, l := range g.Links() {
-		if !linked(g, old, l.A, l.B) {
+		if !g.CabledIn(old, l) {
 			return "a cable was added"
 		}
 	}
 	return ""
-}
-
-// linked says whether ports a and b of fabric f are cabled together in
-// fabric g too, matched by node GUID and port number.
-func linked(f, g *fabric.Fabric, a, b fabric.PortRef) bool {
-	ga, ok1 := g.NodeByGUID(f.Node(a.Node).GUID)
-	gb, ok2 := g.NodeByGUID(f.Node(b.Node).GUID)
-	if !ok1 || !ok2 {
-		return false
-	}
-	peer, ok := g.Peer(fabric.PortRef{Node: ga, Port: a.Port})
-	return ok && peer == fabric.PortRef{Node: gb, Port: b.Port}
 }
