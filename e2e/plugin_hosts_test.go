@@ -81,7 +81,7 @@ func TestPluginRoutesHostsThatComeUpLate(t *testing.T) {
 		sim.Console(t, fmt.Sprintf("ReLink %q[1]", name))
 		waitForSweep(t, sm, i+2)
 		requireRepairs(t, sm, i+1)
-		if !strings.Contains(sm.Log(), "HCAs new to the routing (1): "+name+" (") {
+		if !strings.Contains(sm.Log(), "HCAs new to the routing or recabled (1): "+name+" (") {
 			t.Fatalf("%s up: OpenSM's log does not name it as new:\n%s", name, sm.Log())
 		}
 		if predicted, err = engine.Compute(subnetJSON(t, up, rt.tab), settings, 2, predicted); err != nil {
@@ -172,7 +172,7 @@ func checkAuditOf(t *testing.T, sm *ibsimtest.SM, host string) {
 	t.Helper()
 	summary := filepath.Join(sm.Dir, engine.AuditSummary)
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if text, _ := os.ReadFile(summary); strings.Contains(string(text), "HCAs new to the routing (1): "+host+" (") {
+		if text, _ := os.ReadFile(summary); strings.Contains(string(text), "HCAs new to the routing or recabled (1): "+host+" (") {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -18,25 +18,25 @@ type newHost struct {
 }
 
 // WithHosts returns t extended to the HCAs that fabric f cables to switch
-// ports t's fabric leaves empty or cables to an HCA f lacks, HCAs t's
-// fabric lacks altogether (a host powered on since t was made, or an HCA
-// replaced: the one it replaces loses its cable and LIDs), and their
-// names. Each new HCA
-// port holds the LIDs lids gives it in f and is routed as its sibling, the
-// HCA port of the same switch with the lowest port GUID that t routes
-// and f still has:
-// every switch forwards its LIDs as the sibling's (the switch it hangs off
-// to it), every source sends to it on the SLs it sends to the sibling
-// on, it sends on the sibling's path SLs and SL-to-VL table, and its
-// switch maps the SLs arriving from it or leaving to it as the sibling's.
-// Its paths are the sibling's with the host's own cable in place of the
-// sibling's, a cable no other path continues from or crosses, so the
-// tables gain no loop and no credit loop, and every other entry stays as
-// it was. HCAs on a switch t's fabric lacks are left out (they are not
-// t's to extend). It returns t itself when f adds no HCA, and an error
-// naming the HCA when one hangs off a port in use in t's fabric, off a
-// switch t routes no HCA on, or holds no LIDs in lids or at another LMC
-// than that HCA's.
+// ports t's fabric leaves empty, or cables to an HCA f lacks or recables:
+// HCAs t's fabric lacks altogether (a host powered on since t was made,
+// or an HCA replaced: the one it replaces loses its cable and LIDs) and
+// HCAs f cables to other switch ports than t's fabric does (recabled);
+// and their names. Each such HCA port holds the LIDs lids gives it in f
+// and is routed as its sibling, the HCA port of the same switch with the
+// lowest port GUID that t routes and f cables as t's fabric does: every
+// switch forwards its LIDs as the sibling's (the switch it hangs off to
+// it), every source sends to it on the SLs it sends to the sibling on, it
+// sends on the sibling's path SLs and SL-to-VL table, and its switch maps
+// the SLs arriving from it or leaving to it as the sibling's. Its paths
+// are the sibling's with the host's own cable in place of the sibling's,
+// a cable no other path continues from or crosses, so the tables gain no
+// loop and no credit loop, and every other entry stays as it was. HCAs
+// uncabled in either, or on a switch t's fabric lacks, are left out
+// (they are not t's to extend). It returns t itself when f adds or
+// recables no HCA, and an error naming the HCA when one hangs off a port
+// an HCA that stays holds in t's fabric, off a switch t routes no such
+// HCA on, or holds no LIDs in lids or at another LMC than that HCA's.
 func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, error) {
 	pf := t.Fabric()
 	nodes, links := pf.Nodes(), pf.Links()
@@ -47,37 +47,51 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 		at   int
 	}
 	var wires []wire
-	replaced := map[int]bool{} // t's cables to HCAs f lacks whose switch ports new HCAs take
-	var gone []PortLIDs        // the LIDs of those HCA ports
+	replaced := map[int]bool{} // t's cables that go: of HCAs gone or moved
+	var gone []PortLIDs        // LIDs no port holds any more
 	for _, id := range f.IDsOf(fabric.HCA) {
 		n := f.Node(id)
-		if _, ok := pf.NodeByGUID(n.GUID); ok {
-			continue
-		}
-		if !onKnownSwitches(f, id, pf) {
-			continue // the switch is new too: not t's to extend (a repair names it)
+		pid, known := pf.NodeByGUID(n.GUID)
+		if !cabled(f, id) || known && (stays(f, pf, pid) || !cabled(pf, pid)) || !onKnownSwitches(f, id, pf) {
+			continue // uncabled; as it was, or uncabled in t (the repair's); or on a new switch, not t's to extend (a repair names it)
 		}
 		nid := fabric.NodeID(len(nodes))
+		if known { // recabled: its cables in t go
+			nid = pid
+			for p := 1; p <= pf.Ports(pid); p++ {
+				if li, ok := pf.LinkAt(fabric.PortRef{Node: pid, Port: p}); ok {
+					replaced[li] = true
+				}
+			}
+		}
 		for p := 1; p <= n.Ports; p++ {
 			peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
 			if !ok {
 				continue
 			}
 			sw, _ := pf.NodeByGUID(f.GUID(peer.Node))
-			if old, used := pf.Peer(fabric.PortRef{Node: sw, Port: peer.Port}); used {
-				if _, still := f.NodeByGUID(pf.GUID(old.Node)); still || pf.Kind(old.Node) != fabric.HCA {
-					return nil, nil, fmt.Errorf("%s is new and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(fabric.PortRef{Node: id, Port: p}), pf.PortString(fabric.PortRef{Node: sw, Port: peer.Port}))
+			if old, used := pf.Peer(fabric.PortRef{Node: sw, Port: peer.Port}); used && old.Node != pid {
+				_, still := f.NodeByGUID(pf.GUID(old.Node))
+				if pf.Kind(old.Node) != fabric.HCA || still && stays(f, pf, old.Node) {
+					return nil, nil, fmt.Errorf("%s is new or recabled and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(fabric.PortRef{Node: id, Port: p}), pf.PortString(fabric.PortRef{Node: sw, Port: peer.Port}))
 				}
-				li, _ := pf.LinkAt(old) // an HCA f lacks: replaced, its cable and LIDs go
+				li, _ := pf.LinkAt(old) // an HCA gone (replaced) or recabled too
 				replaced[li] = true
-				if pl, ok := t.lids.Of(old); ok {
+				if pl, ok := t.lids.Of(old); ok && !still {
 					gone = append(gone, pl)
 				}
 			}
 			links = append(links, fabric.Link{A: fabric.PortRef{Node: nid, Port: p}, B: fabric.PortRef{Node: sw, Port: peer.Port}})
 			wires = append(wires, wire{fabric.PortRef{Node: id, Port: p}, sw, peer.Port})
+			if pl, ok := t.lids.Of(fabric.PortRef{Node: nid, Port: p}); known && ok {
+				if now, _ := lids.Of(fabric.PortRef{Node: id, Port: p}); now.Base != pl.Base {
+					gone = append(gone, pl) // recabled under other LIDs
+				}
+			}
 		}
-		nodes = append(nodes, n)
+		if !known {
+			nodes = append(nodes, n)
+		}
 		hosts = append(hosts, n.Name)
 	}
 	if len(hosts) == 0 {
@@ -118,6 +132,33 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 	return b.Tables(), hosts, nil
 }
 
+// stays says whether HCA id of pf is cabled in f as in pf: the same
+// switch ports (by GUID and port number) on the same ports of its own.
+func stays(f, pf *fabric.Fabric, id fabric.NodeID) bool {
+	fid, ok := f.NodeByGUID(pf.GUID(id))
+	if !ok || f.Ports(fid) != pf.Ports(id) {
+		return false
+	}
+	for p := 1; p <= pf.Ports(id); p++ {
+		a, had := pf.Peer(fabric.PortRef{Node: id, Port: p})
+		b, has := f.Peer(fabric.PortRef{Node: fid, Port: p})
+		if had != has || had && (pf.GUID(a.Node) != f.GUID(b.Node) || a.Port != b.Port) {
+			return false
+		}
+	}
+	return true
+}
+
+// cabled says whether node id of f has a cable.
+func cabled(f *fabric.Fabric, id fabric.NodeID) bool {
+	for p := 1; p <= f.Ports(id); p++ {
+		if _, ok := f.Peer(fabric.PortRef{Node: id, Port: p}); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // onKnownSwitches says whether every cable of HCA id of f leads to a
 // switch of pf (by GUID) with the port it arrives on.
 func onKnownSwitches(f *fabric.Fabric, id fabric.NodeID, pf *fabric.Fabric) bool {
@@ -145,15 +186,15 @@ func (t *Tables) newHost(f *fabric.Fabric, lids *LIDs, p fabric.PortRef, sw fabr
 		if !ok || pf.Kind(peer.Node) != fabric.HCA {
 			continue
 		}
-		if _, up := f.NodeByGUID(pf.GUID(peer.Node)); !up {
-			continue // gone, or replaced by p
+		if !stays(f, pf, peer.Node) {
+			continue // gone, replaced by p or recabled
 		}
 		if s, ok := t.lids.Of(peer); ok && (!found || pf.PortGUID(peer) < pf.PortGUID(sib.Port)) {
 			sib, found = s, true
 		}
 	}
 	if !found {
-		return newHost{}, fmt.Errorf("%s is new and hangs off %s, where the previous routing routes no HCA to route it as", f.PortString(p), pf.Name(sw))
+		return newHost{}, fmt.Errorf("%s is new or recabled and hangs off %s, where no HCA the previous routing routes stays to route it as", f.PortString(p), pf.Name(sw))
 	}
 	pl, ok := lids.Of(p)
 	if !ok || pl.LMC != sib.LMC {

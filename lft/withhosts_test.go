@@ -50,6 +50,10 @@ func TestNewHostsAreRoutedWithoutTouchingTheRest(t *testing.T) {
 			after, replaced = replaceHCA(t, after, before, rng)
 			nrep = 1
 		}
+		if rng.IntN(2) == 0 { // two HCAs swapped between switches: both recabled
+			after = swapHCAs(t, after, before, rng)
+			nrep += 2
+		}
 		cfg := pipeline.Config{Layers: 1 << rng.IntN(3), VLs: 4 + 4*rng.IntN(2), Deadlock: []string{"auto", "dfsssp"}[rng.IntN(2)], Seed: seed, LMC: -1, Workers: 2}
 		res, err := pipeline.Run(before, cfg)
 		if err != nil {
@@ -99,12 +103,32 @@ func newPortsOnTop(t *testing.T, lids *lft.LIDs, f, before *fabric.Fabric) *lft.
 	return moved
 }
 
-// replaceHCA returns f with one HCA that before has too, on a switch with
-// another such HCA, given another GUID and name (an HCA replaced), and
-// the name it had.
-func replaceHCA(t *testing.T, f, before *fabric.Fabric, rng *rand.Rand) (*fabric.Fabric, string) {
+// swapHCAs returns f with two HCAs that before has too, on different
+// switches each with another such HCA, swapped: each cabled to the
+// other's switch port.
+func swapHCAs(t *testing.T, f, before *fabric.Fabric, rng *rand.Rand) *fabric.Fabric {
 	t.Helper()
-	var both []fabric.NodeID // in before too, beside another such HCA (a sibling)
+	hcas := withSiblings(f, before)
+	a := hcas[rng.IntN(len(hcas))]
+	pa, _ := f.Peer(fabric.PortRef{Node: a, Port: 1})
+	var b fabric.NodeID = -1
+	for _, i := range rng.Perm(len(hcas)) {
+		if pb, _ := f.Peer(fabric.PortRef{Node: hcas[i], Port: 1}); pb.Node != pa.Node {
+			b = hcas[i]
+			break
+		}
+	}
+	g, err := failures.SwapHosts(f, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// withSiblings lists the HCAs of f that before has too, on switches with
+// at least three such HCAs (so that a sibling stays after two change).
+func withSiblings(f, before *fabric.Fabric) []fabric.NodeID {
+	var both []fabric.NodeID
 	on := map[fabric.NodeID]int{}
 	for _, id := range f.IDsOf(fabric.HCA) {
 		if _, ok := before.NodeByGUID(f.GUID(id)); ok {
@@ -113,10 +137,18 @@ func replaceHCA(t *testing.T, f, before *fabric.Fabric, rng *rand.Rand) (*fabric
 			on[sw.Node]++
 		}
 	}
-	both = slices.DeleteFunc(both, func(id fabric.NodeID) bool {
+	return slices.DeleteFunc(both, func(id fabric.NodeID) bool {
 		sw, _ := f.Peer(fabric.PortRef{Node: id, Port: 1})
-		return on[sw.Node] < 2
+		return on[sw.Node] < 3
 	})
+}
+
+// replaceHCA returns f with one HCA that before has too, on a switch with
+// another such HCA, given another GUID and name (an HCA replaced), and
+// the name it had.
+func replaceHCA(t *testing.T, f, before *fabric.Fabric, rng *rand.Rand) (*fabric.Fabric, string) {
+	t.Helper()
+	both := withSiblings(f, before)
 	id := both[rng.IntN(len(both))]
 	nodes := f.Nodes()
 	old := nodes[id].Name
@@ -139,14 +171,14 @@ func judgeRoutedAsSibling(t *testing.T, name string, old, ext *lft.Tables) {
 	t.Helper()
 	of, ef := old.Fabric(), ext.Fabric()
 	for _, pl := range ext.LIDs().Ports() {
-		if _, ok := of.NodeByGUID(ef.GUID(pl.Port.Node)); ok || pl.Port.Port == 0 {
+		if pl.Port.Port == 0 || sameSpot(of, ef, pl.Port) {
 			continue
 		}
 		at, _ := ef.Peer(pl.Port)
 		var sib lft.PortLIDs
 		for p := 1; p <= ef.Ports(at.Node); p++ {
 			peer, ok := ef.Peer(fabric.PortRef{Node: at.Node, Port: p})
-			if _, known := of.NodeByGUID(ef.GUID(peer.Node)); !ok || !known || ef.Kind(peer.Node) != fabric.HCA {
+			if !ok || ef.Kind(peer.Node) != fabric.HCA || !sameSpot(of, ef, peer) {
 				continue
 			}
 			if q, ok := ext.LIDs().Of(peer); ok && (sib.Base == 0 || ef.PortGUID(peer) < ef.PortGUID(sib.Port)) {
@@ -219,6 +251,9 @@ func judgeOldEntriesKept(t *testing.T, name string, old, ext *lft.Tables, after 
 			judgeDropped(t, name, ext, pl)
 			continue
 		}
+		if pl.Port.Port != 0 && !sameSpot(ef, of, pl.Port) {
+			continue // recabled: routed anew (judgeRoutedAsSibling)
+		}
 		q, ok := ext.LIDs().Of(portIn(ef, of, pl.Port))
 		if !ok || q != (lft.PortLIDs{Port: q.Port, Base: pl.Base, LMC: pl.LMC}) {
 			t.Fatalf("%s: %s LIDs %+v, was %+v", name, of.PortString(pl.Port), q, pl)
@@ -252,7 +287,7 @@ func judgeOldEntriesKept(t *testing.T, name string, old, ext *lft.Tables, after 
 		}
 	}
 	for _, pl := range old.LIDs().Ports() {
-		if _, ok := after.NodeByGUID(of.GUID(pl.Port.Node)); !ok || pl.Port.Port == 0 {
+		if _, ok := after.NodeByGUID(of.GUID(pl.Port.Node)); !ok || pl.Port.Port == 0 || !sameSpot(ef, of, pl.Port) {
 			continue
 		}
 		ep := portIn(ef, of, pl.Port)
@@ -265,6 +300,18 @@ func judgeOldEntriesKept(t *testing.T, name string, old, ext *lft.Tables, after 
 			}
 		}
 	}
+}
+
+// sameSpot says whether HCA port p of fabric ef is cabled in fabric of
+// too, to the same switch (by GUID) and port.
+func sameSpot(of, ef *fabric.Fabric, p fabric.PortRef) bool {
+	id, ok := of.NodeByGUID(ef.GUID(p.Node))
+	if !ok {
+		return false
+	}
+	a, had := of.Peer(fabric.PortRef{Node: id, Port: p.Port})
+	b, has := ef.Peer(p)
+	return had && has && of.GUID(a.Node) == ef.GUID(b.Node) && a.Port == b.Port
 }
 
 // judgeDropped fails unless the LIDs of pl, a port replaced, are dropped
@@ -316,7 +363,7 @@ func TestANewHostWithoutASiblingIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = lft.WithHosts(res.Tables, all, lids)
-	if err == nil || !strings.Contains(err.Error(), all.Name(hosts[0])) || !strings.Contains(err.Error(), "routes no HCA") {
+	if err == nil || !strings.Contains(err.Error(), all.Name(hosts[0])) || !strings.Contains(err.Error(), "no HCA the previous routing routes stays") {
 		t.Errorf("got %v", err)
 	}
 }

@@ -65,8 +65,9 @@ type repairCounts struct {
 	// lacks: their tables are dropped, the routes that crossed them
 	// repaired
 	SwitchesGone []string `json:"switches_gone,omitempty"`
-	// HostsAdded are the HCAs the previous routing lacked, each routed as
-	// an HCA on its switch (lft.WithHosts)
+	// HostsAdded are the HCAs new to the previous routing or recabled to
+	// another switch port, each routed as an HCA on its switch
+	// (lft.WithHosts)
 	HostsAdded []string `json:"hosts_added,omitempty"`
 }
 
@@ -379,7 +380,7 @@ func since(start time.Time) float64 { return float64(time.Since(start).Microseco
 func printRepair(out io.Writer, prevDir, outDir string, st repair.Stats, gone, hosts []string, rep *verify.Report, files []string, sent [2]int) {
 	fmt.Fprintf(out, "repaired the routing in %s for this fabric in %.1f ms instead of recomputing it:\n", prevDir, float64(st.Time.Microseconds())/1000)
 	if len(hosts) > 0 {
-		fmt.Fprintf(out, "  HCAs the previous routing lacks (%d): %s; each takes free LIDs and the routes of the HCA on its switch with the lowest port GUID\n", len(hosts), strings.Join(hosts, ", "))
+		fmt.Fprintf(out, "  HCAs new to the routing or recabled (%d): %s; each takes the routes of the HCA with the lowest port GUID that stays on its switch, a new one at free LIDs\n", len(hosts), strings.Join(hosts, ", "))
 	}
 	if len(gone) > 0 {
 		fmt.Fprintf(out, "  switches of the previous routing the fabric lacks (%d): %s; their tables are dropped, the routes that crossed them repaired\n", len(gone), strings.Join(gone, ", "))

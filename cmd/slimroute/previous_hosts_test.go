@@ -184,12 +184,12 @@ func TestRoutePreviousNewHostsBesideOtherChanges(t *testing.T) {
 		step("a", []fabric.NodeID{x, y}, nil, "", "a")
 		step("b", []fabric.NodeID{x, y}, []int{cable}, "a", "b")
 		out := step("c", []fabric.NodeID{y}, nil, "b", "c")
-		if !strings.Contains(out, "repaired the routing in") || !strings.Contains(out, "HCAs the previous routing lacks (1): "+all.Name(x)) {
+		if !strings.Contains(out, "repaired the routing in") || !strings.Contains(out, "HCAs new to the routing or recabled (1): "+all.Name(x)) {
 			t.Fatalf("design %d: the cable back and %s new: no repair naming it\n%s", i, all.Name(x), out)
 		}
 		lidsKept(t, fmt.Sprintf("design %d, the cable back", i), filepath.Join(dir, "b"), filepath.Join(dir, "c"))
 		out = step("d", []fabric.NodeID{z}, nil, "c", "d")
-		if !strings.Contains(out, "repaired the routing in") || !strings.Contains(out, "HCAs the previous routing lacks (1): "+all.Name(y)) {
+		if !strings.Contains(out, "repaired the routing in") || !strings.Contains(out, "HCAs new to the routing or recabled (1): "+all.Name(y)) {
 			t.Fatalf("design %d: %s gone and %s new: no repair naming it\n%s", i, all.Name(z), all.Name(y), out)
 		}
 		was, now := guid2lid(t, filepath.Join(dir, "c")), guid2lid(t, filepath.Join(dir, "d"))
@@ -197,6 +197,28 @@ func TestRoutePreviousNewHostsBesideOtherChanges(t *testing.T) {
 		mine := now[all.PortGUID(fabric.PortRef{Node: y, Port: 1}).String()]
 		if mine[0] <= gone[1] && gone[0] <= mine[1] {
 			t.Fatalf("design %d: new %s took LIDs %x of %s, gone", i, all.Name(y), mine, all.Name(z))
+		}
+		// two hosts on different switches swap cables: both recabled, at their LIDs
+		swapped, err := failures.SwapHosts(all, hcas[0], hcas[len(hcas)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, err := swapped.Without([]fabric.NodeID{z}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"route", "--fabric", writeFabric(t, dir, "e.json", sw), "--previous", filepath.Join(dir, "d"), "-o", filepath.Join(dir, "e")}
+		out, err = runApp(t, args...)
+		if err != nil || !strings.Contains(out, "repaired the routing in") || !strings.Contains(out, "HCAs new to the routing or recabled (2)") {
+			t.Fatalf("design %d: two hosts swapped: %v\n%s", i, err, out)
+		}
+		lidsKept(t, fmt.Sprintf("design %d, two hosts swapped", i), filepath.Join(dir, "d"), filepath.Join(dir, "e"))
+		got, _, err := readPrevious(filepath.Join(dir, "e"), sw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := verify.Check(got, 2); err != nil || !rep.Acyclic() {
+			t.Fatalf("design %d, two hosts swapped: the verifier: %v", i, err)
 		}
 	}
 }

@@ -24,3 +24,20 @@ func LateHosts(f *fabric.Fabric, most int, seed uint64) (before, after *fabric.F
 	}
 	return before, after, back, nil
 }
+
+// SwapHosts returns f with the cables of HCAs a and b (their port 1)
+// swapped: each recabled to the other's switch port.
+func SwapHosts(f *fabric.Fabric, a, b fabric.NodeID) (*fabric.Fabric, error) {
+	pa, _ := f.Peer(fabric.PortRef{Node: a, Port: 1})
+	pb, _ := f.Peer(fabric.PortRef{Node: b, Port: 1})
+	links := f.Links()
+	for i, l := range links {
+		switch {
+		case l.A == pa || l.B == pa:
+			links[i] = fabric.Link{A: fabric.PortRef{Node: b, Port: 1}, B: pa}
+		case l.A == pb || l.B == pb:
+			links[i] = fabric.Link{A: fabric.PortRef{Node: a, Port: 1}, B: pb}
+		}
+	}
+	return fabric.New(f.Nodes(), links)
+}

@@ -36,7 +36,7 @@ func TestPluginRoutesNewHostsWithoutARecompute(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("seed %d, %d hosts up", seed, len(back))
-		if want := fmt.Sprintf("HCAs new to the routing (%d)", len(back)); !strings.Contains(second.Summary(), "repaired the last routing") || !strings.Contains(second.Summary(), want) {
+		if want := fmt.Sprintf("HCAs new to the routing or recabled (%d)", len(back)); !strings.Contains(second.Summary(), "repaired the last routing") || !strings.Contains(second.Summary(), want) {
 			t.Fatalf("%s: %s", name, second.Summary())
 		}
 		if rep, err := verify.Check(second.tables, 2); err != nil || !rep.Acyclic() {
@@ -111,7 +111,7 @@ func TestPluginRoutesAReplacedHCA(t *testing.T) {
 			}
 		}
 		st, err := Compute(jsonOf(t, replaced), cfg, 2, last)
-		if err != nil || !strings.Contains(st.Summary(), "repaired the last routing") || !strings.Contains(st.Summary(), "HCAs new to the routing (1): "+nodes[h].Name) {
+		if err != nil || !strings.Contains(st.Summary(), "repaired the last routing") || !strings.Contains(st.Summary(), "HCAs new to the routing or recabled (1): "+nodes[h].Name) {
 			t.Fatalf("swept while out %v: %v %s", outFirst, err, st.Summary())
 		}
 		if rep, err := verify.Check(st.tables, 2); err != nil || !rep.Acyclic() {
