@@ -41,6 +41,7 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 	pf := t.Fabric()
 	nodes, links := pf.Nodes(), pf.Links()
 	var hosts []string
+	var guids []fabric.GUID // of hosts, for their order
 	type wire struct {
 		port fabric.PortRef // in f
 		sw   fabric.NodeID  // in pf
@@ -92,7 +93,7 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 		if !known {
 			nodes = append(nodes, n)
 		}
-		hosts = append(hosts, n.Name)
+		hosts, guids = append(hosts, n.Name), append(guids, n.GUID)
 	}
 	if len(hosts) == 0 {
 		return t, nil, nil
@@ -129,7 +130,7 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 	if err := t.extendSL2VL(b, plan, added, hs); err != nil {
 		return nil, nil, err
 	}
-	return b.Tables(), hosts, nil
+	return b.Tables(), byGUID(hosts, guids), nil
 }
 
 // stays says whether HCA id of pf is cabled in f as in pf: the same
@@ -321,4 +322,19 @@ func (t *Tables) extendSL2VL(b *Builder, plan *LIDs, added map[fabric.PortRef]ne
 		}
 	}
 	return nil
+}
+
+// byGUID returns names in the order of their nodes' GUIDs, whatever the
+// order the fabric lists them in.
+func byGUID(names []string, guids []fabric.GUID) []string {
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(guids[a], guids[b]) })
+	out := make([]string, len(names))
+	for i, j := range idx {
+		out[i] = names[j]
+	}
+	return out
 }

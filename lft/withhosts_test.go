@@ -9,6 +9,7 @@ import (
 
 	"slimroute/clos"
 	"slimroute/fabric"
+	"slimroute/internal/disguise"
 	"slimroute/internal/failures"
 	"slimroute/lft"
 	"slimroute/pipeline"
@@ -65,12 +66,35 @@ func TestNewHostsAreRoutedWithoutTouchingTheRest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rng.IntN(2) == 0 { // the new ports' LIDs above the others, as an SM may give them
+		onTop := rng.IntN(2) == 0 // the new ports' LIDs above the others, as an SM may give them
+		if onTop {
 			lids = newPortsOnTop(t, lids, after, before)
 		}
 		ext, hosts, err := lft.WithHosts(old, after, lids)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		// the same from the fabric listed in another order
+		shuffled, err := disguise.Shuffled(after, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lids2, err := lft.AssignLIDs(shuffled, lft.LIDOptions{LMC: int(old.LIDs().LMC()), Keep: lft.CacheOf(old)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if onTop {
+			lids2 = newPortsOnTop(t, lids2, shuffled, before)
+		}
+		ext2, hosts2, err := lft.WithHosts(old, shuffled, lids2)
+		if err != nil || !slices.Equal(hosts, hosts2) {
+			t.Fatalf("%s: listed in another order: %v, %v and %v", name, err, hosts2, hosts)
+		}
+		if e, p := lft.Changed(ext, ext2); e > 0 || p > 0 {
+			t.Fatalf("%s: listed in another order, %d LFT entries and %d path SLs differ", name, e, p)
+		}
+		if b, v := lft.Sent(ext, ext2); b > 0 || v > 0 {
+			t.Fatalf("%s: listed in another order, %d LFT blocks and %d SL2VL tables differ", name, b, v)
 		}
 		if len(hosts) != len(back)+nrep {
 			t.Fatalf("%s: added %v", name, hosts)
