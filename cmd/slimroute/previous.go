@@ -71,6 +71,22 @@ type repairCounts struct {
 	HostsAdded []string `json:"hosts_added,omitempty"`
 }
 
+// droppedLIDs counts the LIDs of prev that from, prev extended to new
+// hosts, gives no port of the same GUID.
+func droppedLIDs(prev, from *lft.Tables) int {
+	if prev == from {
+		return 0
+	}
+	now := lft.CacheOf(from)
+	n := 0
+	for g, r := range lft.CacheOf(prev) {
+		if now[g] != r {
+			n += int(r[1]-r[0]) + 1
+		}
+	}
+	return n
+}
+
 // lidsInForce is the LIDs of prev's ports and, beneath them, of base's
 // (nil: none), by port GUID: the LIDs OpenSM's guid2lid cache keeps for
 // the chain of repairs, those of ports gone since the base included.
@@ -167,7 +183,7 @@ func routeFromPrevious(out io.Writer, f *fabric.Fabric, cfg *pipeline.Config, is
 		}
 		return refuse("%v", err)
 	}
-	st.GoneLIDs += st0
+	st.GoneLIDs += st0 + droppedLIDs(prev, from) // (a replaced or recabled HCA's, as the hosts were added)
 	timings["repair_ms"] = float64(st.Time.Microseconds()) / 1000
 	start = time.Now()
 	rep, err := checkRepair(tab, cfg.Workers)

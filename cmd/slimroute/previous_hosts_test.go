@@ -11,6 +11,7 @@ import (
 	"slimroute/clos"
 	"slimroute/fabric"
 	"slimroute/internal/failures"
+	"slimroute/lft"
 	"slimroute/slimfly"
 	"slimroute/verify"
 )
@@ -287,5 +288,49 @@ func TestRoutePreviousRecomputeKeepsTheLIDsInForce(t *testing.T) {
 	}
 	if _, err := runApp(t, "route", "--fabric", allFile, "--previous", at("c"), "--seed", "3", "-o", at("e")); err == nil || !strings.Contains(err.Error(), g2l+":") || !strings.Contains(err.Error(), "remove it") {
 		t.Fatalf("a guid2lid that does not read: %v", err)
+	}
+}
+
+// TestRoutePreviousCountsAReplacedHCAsLIDsGone: an HCA replaced (a new
+// GUID on the same port) is a repair whose summary counts the old HCA's
+// LIDs among lids_gone, and no switch forwards them. Red with them left
+// out of the count.
+func TestRoutePreviousCountsAReplacedHCAsLIDsGone(t *testing.T) {
+	all, err := slimfly.Build(slimfly.Params{Q: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := all.Nodes()
+	h := all.IDsOf(fabric.HCA)[5]
+	nodes[h].GUID |= 0xf0 << 8
+	nodes[h].Name += "-new"
+	replaced, err := fabric.New(nodes, all.Links())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if _, err := runApp(t, "route", "--fabric", writeFabric(t, dir, "all.json", all), "-o", a); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runApp(t, "route", "--fabric", writeFabric(t, dir, "replaced.json", replaced), "--previous", a, "-o", b)
+	if err != nil || !strings.Contains(out, "repaired the routing in") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	counts := repairCountsIn(t, b)
+	if len(counts.HostsAdded) != 1 || counts.GoneLIDs != 4 {
+		t.Fatalf("hosts_added %v, lids_gone %d; want the new HCA and its predecessor's 4 LIDs", counts.HostsAdded, counts.GoneLIDs)
+	}
+	old := guid2lid(t, a)[all.PortGUID(fabric.PortRef{Node: h, Port: 1}).String()]
+	got, _, err := readPrevious(b, replaced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sw := range got.Switches() {
+		for l := old[0]; l <= old[1]; l++ {
+			if p := got.Port(sw, lft.LID(l)); p != lft.Drop {
+				t.Fatalf("%s forwards LID 0x%x of the replaced HCA to port %d", replaced.Name(sw), l, p)
+			}
+		}
 	}
 }
