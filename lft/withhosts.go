@@ -38,78 +38,27 @@ type newHost struct {
 // an HCA that stays holds in t's fabric, off a switch t routes no such
 // HCA on, or holds no LIDs in lids or at another LMC than that HCA's.
 func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, error) {
-	pf := t.Fabric()
-	nodes, links := pf.Nodes(), pf.Links()
-	var hosts []string
-	var guids []fabric.GUID // of hosts, for their order
-	type wire struct {
-		port fabric.PortRef // in f
-		sw   fabric.NodeID  // in pf
-		at   int
-	}
-	var wires []wire
-	replaced := map[int]bool{} // t's cables that go: of HCAs gone or moved
-	var gone []PortLIDs        // LIDs no port holds any more
+	rw := &rewiring{t: t, f: f, lids: lids, nodes: t.f.Nodes(), links: t.f.Links(), replaced: map[int]bool{}}
 	for _, id := range f.IDsOf(fabric.HCA) {
-		n := f.Node(id)
-		pid, known := pf.NodeByGUID(n.GUID)
-		if !cabled(f, id) || known && (stays(f, pf, pid) || !cabled(pf, pid)) || !onKnownSwitches(f, id, pf) {
-			continue // uncabled; as it was, or uncabled in t (the repair's); or on a new switch, not t's to extend (a repair names it)
+		if err := rw.host(id); err != nil {
+			return nil, nil, err
 		}
-		nid := fabric.NodeID(len(nodes))
-		if known { // recabled: its cables in t go
-			nid = pid
-			for p := 1; p <= pf.Ports(pid); p++ {
-				if li, ok := pf.LinkAt(fabric.PortRef{Node: pid, Port: p}); ok {
-					replaced[li] = true
-				}
-			}
-		}
-		for p := 1; p <= n.Ports; p++ {
-			peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
-			if !ok {
-				continue
-			}
-			sw, _ := pf.NodeByGUID(f.GUID(peer.Node))
-			if old, used := pf.Peer(fabric.PortRef{Node: sw, Port: peer.Port}); used && old.Node != pid {
-				_, still := f.NodeByGUID(pf.GUID(old.Node))
-				if pf.Kind(old.Node) != fabric.HCA || still && stays(f, pf, old.Node) {
-					return nil, nil, fmt.Errorf("%s is new or recabled and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(fabric.PortRef{Node: id, Port: p}), pf.PortString(fabric.PortRef{Node: sw, Port: peer.Port}))
-				}
-				li, _ := pf.LinkAt(old) // an HCA gone (replaced) or recabled too
-				replaced[li] = true
-				if pl, ok := t.lids.Of(old); ok && !still {
-					gone = append(gone, pl)
-				}
-			}
-			links = append(links, fabric.Link{A: fabric.PortRef{Node: nid, Port: p}, B: fabric.PortRef{Node: sw, Port: peer.Port}})
-			wires = append(wires, wire{fabric.PortRef{Node: id, Port: p}, sw, peer.Port})
-			if pl, ok := t.lids.Of(fabric.PortRef{Node: nid, Port: p}); known && ok {
-				if now, _ := lids.Of(fabric.PortRef{Node: id, Port: p}); now.Base != pl.Base {
-					gone = append(gone, pl) // recabled under other LIDs
-				}
-			}
-		}
-		if !known {
-			nodes = append(nodes, n)
-		}
-		hosts, guids = append(hosts, n.Name), append(guids, n.GUID)
 	}
-	if len(hosts) == 0 {
+	if len(rw.hosts) == 0 {
 		return t, nil, nil
 	}
 	var kept []fabric.Link
-	for i, l := range links {
-		if i >= pf.NumLinks() || !replaced[i] {
+	for i, l := range rw.links {
+		if i >= t.f.NumLinks() || !rw.replaced[i] {
 			kept = append(kept, l)
 		}
 	}
-	g, err := fabric.New(nodes, kept)
+	g, err := fabric.New(rw.nodes, kept)
 	if err != nil {
 		return nil, nil, err
 	}
-	added := make(map[fabric.PortRef]newHost, len(wires))
-	for _, w := range wires {
+	added := make(map[fabric.PortRef]newHost, len(rw.wires))
+	for _, w := range rw.wires {
 		h, err := t.newHost(f, lids, w.port, w.sw, w.at)
 		if err != nil {
 			return nil, nil, err
@@ -123,14 +72,99 @@ func WithHosts(t *Tables, f *fabric.Fabric, lids *LIDs) (*Tables, []string, erro
 	}
 	hs := slices.SortedFunc(maps.Values(added), func(a, b newHost) int { return cmp.Compare(a.port.Base, b.port.Base) })
 	b := NewBuilder(g, plan)
-	t.extendLFTs(b, hs, gone)
+	t.extendLFTs(b, hs, rw.gone)
 	if err := t.extendSLs(b, plan, added); err != nil {
 		return nil, nil, err
 	}
 	if err := t.extendSL2VL(b, plan, added, hs); err != nil {
 		return nil, nil, err
 	}
-	return b.Tables(), byGUID(hosts, guids), nil
+	return b.Tables(), byGUID(rw.hosts, rw.guids), nil
+}
+
+// rewiring is WithHosts' fabric in the making: t's nodes and cables with
+// the new and recabled HCAs' in place of those they replace.
+type rewiring struct {
+	t        *Tables
+	f        *fabric.Fabric
+	lids     *LIDs
+	nodes    []fabric.Node
+	links    []fabric.Link
+	replaced map[int]bool // t's cables that go: of HCAs gone or recabled
+	wires    []wire
+	gone     []PortLIDs // LIDs no port holds any more
+	hosts    []string
+	guids    []fabric.GUID // of hosts, for their order
+}
+
+// wire is a cable of a new or recabled HCA: its port in f, to port at of
+// switch sw of t's fabric.
+type wire struct {
+	port fabric.PortRef
+	sw   fabric.NodeID
+	at   int
+}
+
+// host takes HCA id of f into the rewiring if it is new or recabled.
+func (rw *rewiring) host(id fabric.NodeID) error {
+	f, pf := rw.f, rw.t.f
+	n := f.Node(id)
+	pid, known := pf.NodeByGUID(n.GUID)
+	if !cabled(f, id) || known && (stays(f, pf, pid) || !cabled(pf, pid)) || !onKnownSwitches(f, id, pf) {
+		return nil // uncabled; as it was, or uncabled in t (the repair's); or on a new switch, not t's to extend (a repair names it)
+	}
+	nid := fabric.NodeID(len(rw.nodes))
+	if known { // recabled: its cables in t go
+		nid = pid
+		for p := 1; p <= pf.Ports(pid); p++ {
+			if li, ok := pf.LinkAt(fabric.PortRef{Node: pid, Port: p}); ok {
+				rw.replaced[li] = true
+			}
+		}
+	} else {
+		rw.nodes = append(rw.nodes, n)
+	}
+	for p := 1; p <= n.Ports; p++ {
+		peer, ok := f.Peer(fabric.PortRef{Node: id, Port: p})
+		if !ok {
+			continue
+		}
+		sw, _ := pf.NodeByGUID(f.GUID(peer.Node))
+		if err := rw.free(fabric.PortRef{Node: id, Port: p}, fabric.PortRef{Node: sw, Port: peer.Port}, nid, known); err != nil {
+			return err
+		}
+		rw.links = append(rw.links, fabric.Link{A: fabric.PortRef{Node: nid, Port: p}, B: fabric.PortRef{Node: sw, Port: peer.Port}})
+		rw.wires = append(rw.wires, wire{fabric.PortRef{Node: id, Port: p}, sw, peer.Port})
+		if pl, ok := rw.t.lids.Of(fabric.PortRef{Node: nid, Port: p}); known && ok {
+			if now, _ := rw.lids.Of(fabric.PortRef{Node: id, Port: p}); now.Base != pl.Base {
+				rw.gone = append(rw.gone, pl) // recabled under other LIDs
+			}
+		}
+	}
+	rw.hosts, rw.guids = append(rw.hosts, n.Name), append(rw.guids, n.GUID)
+	return nil
+}
+
+// free makes switch port at (of t's fabric) free for port p of f's HCA,
+// node nid of t's fabric (known: it is there already): a port an HCA
+// held that f lacks (replaced: its LIDs go) or recables gives up its
+// cable; one cabled to anything else is an error.
+func (rw *rewiring) free(p, at fabric.PortRef, nid fabric.NodeID, known bool) error {
+	f, pf := rw.f, rw.t.f
+	old, used := pf.Peer(at)
+	if !used || known && old.Node == nid {
+		return nil
+	}
+	_, still := f.NodeByGUID(pf.GUID(old.Node))
+	if pf.Kind(old.Node) != fabric.HCA || still && stays(f, pf, old.Node) {
+		return fmt.Errorf("%s is new or recabled and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(p), pf.PortString(at))
+	}
+	li, _ := pf.LinkAt(old) // an HCA gone (replaced) or recabled too
+	rw.replaced[li] = true
+	if pl, ok := rw.t.lids.Of(old); ok && !still {
+		rw.gone = append(rw.gone, pl)
+	}
+	return nil
 }
 
 // stays says whether HCA id of pf is cabled in f as in pf: the same

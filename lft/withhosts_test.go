@@ -391,3 +391,58 @@ func TestANewHostWithoutASiblingIsRefused(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestAReplacedHCAThatIsNodeZeroIsRouted: an HCA replaced where the
+// previous fabric lists it first (node 0, as a discovery may): the new
+// HCA takes its port, its LIDs are dropped. Red with node 0 taken for
+// the new HCA's own node.
+func TestAReplacedHCAThatIsNodeZeroIsRouted(t *testing.T) {
+	sf, err := slimfly.Build(slimfly.Params{Q: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sf.IDsOf(fabric.HCA)[4]
+	order := []fabric.NodeID{h} // h first, then the rest
+	for i := range sf.NumNodes() {
+		if fabric.NodeID(i) != h {
+			order = append(order, fabric.NodeID(i))
+		}
+	}
+	at := make([]fabric.NodeID, sf.NumNodes())
+	var nodes []fabric.Node
+	for i, id := range order {
+		at[id] = fabric.NodeID(i)
+		nodes = append(nodes, sf.Node(id))
+	}
+	var links []fabric.Link
+	for _, l := range sf.Links() {
+		links = append(links, fabric.Link{A: fabric.PortRef{Node: at[l.A.Node], Port: l.A.Port}, B: fabric.PortRef{Node: at[l.B.Node], Port: l.B.Port}})
+	}
+	first, err := fabric.New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(first, pipeline.Config{Layers: 2, VLs: 4, Seed: 1, LMC: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].GUID |= 0xf0 << 8
+	nodes[0].Name += "-new"
+	replaced, err := fabric.New(nodes, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lids, err := lft.AssignLIDs(replaced, lft.LIDOptions{LMC: 1, Keep: lft.CacheOf(res.Tables)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, hosts, err := lft.WithHosts(res.Tables, replaced, lids)
+	if err != nil || len(hosts) != 1 {
+		t.Fatalf("%v %v", hosts, err)
+	}
+	if rep, err := verify.Check(ext, 2); err != nil || !rep.Acyclic() {
+		t.Fatalf("the verifier: %v", err)
+	}
+	judgeOldEntriesKept(t, "node 0 replaced", res.Tables, ext, replaced)
+	judgeRoutedAsSibling(t, "node 0 replaced", res.Tables, ext)
+}
