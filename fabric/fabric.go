@@ -430,6 +430,25 @@ func (f *Fabric) CabledIn(g *Fabric, l Link) bool {
 	return ok && peer == PortRef{Node: gb, Port: l.B.Port}
 }
 
+// CabledAlike says whether node id of f is cabled in fabric g as in f,
+// matched by node GUID and port number: g has it with as many ports, and
+// each of its ports leads to the same port of the same node, or nowhere,
+// in both.
+func (f *Fabric) CabledAlike(id NodeID, g *Fabric) bool {
+	gid, ok := g.NodeByGUID(f.GUID(id))
+	if !ok || g.Ports(gid) != f.Ports(id) {
+		return false
+	}
+	for p := 1; p <= f.Ports(id); p++ {
+		a, had := f.Peer(PortRef{Node: id, Port: p})
+		b, has := g.Peer(PortRef{Node: gid, Port: p})
+		if had != has || had && (f.GUID(a.Node) != g.GUID(b.Node) || a.Port != b.Port) {
+			return false
+		}
+	}
+	return true
+}
+
 // Peer returns the port at the other end of the cable in port p.
 func (f *Fabric) Peer(p PortRef) (PortRef, bool) {
 	i, ok := f.LinkAt(p)

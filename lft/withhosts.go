@@ -110,7 +110,7 @@ func (rw *rewiring) host(id fabric.NodeID) error {
 	f, pf := rw.f, rw.t.f
 	n := f.Node(id)
 	pid, known := pf.NodeByGUID(n.GUID)
-	if !cabled(f, id) || known && (stays(f, pf, pid) || !cabled(pf, pid)) || !onKnownSwitches(f, id, pf) {
+	if !cabled(f, id) || known && (pf.CabledAlike(pid, f) || !cabled(pf, pid)) || !onKnownSwitches(f, id, pf) {
 		return nil // uncabled; as it was, or uncabled in t (the repair's); or on a new switch, not t's to extend (a repair names it)
 	}
 	nid := fabric.NodeID(len(rw.nodes))
@@ -156,7 +156,7 @@ func (rw *rewiring) free(p, at fabric.PortRef, nid fabric.NodeID, known bool) er
 		return nil
 	}
 	_, still := f.NodeByGUID(pf.GUID(old.Node))
-	if pf.Kind(old.Node) != fabric.HCA || still && stays(f, pf, old.Node) {
+	if pf.Kind(old.Node) != fabric.HCA || still && pf.CabledAlike(old.Node, f) {
 		return fmt.Errorf("%s is new or recabled and hangs off %s, a port cabled otherwise in the previous routing", f.PortString(p), pf.PortString(at))
 	}
 	li, _ := pf.LinkAt(old) // an HCA gone (replaced) or recabled too
@@ -165,23 +165,6 @@ func (rw *rewiring) free(p, at fabric.PortRef, nid fabric.NodeID, known bool) er
 		rw.gone = append(rw.gone, pl)
 	}
 	return nil
-}
-
-// stays says whether HCA id of pf is cabled in f as in pf: the same
-// switch ports (by GUID and port number) on the same ports of its own.
-func stays(f, pf *fabric.Fabric, id fabric.NodeID) bool {
-	fid, ok := f.NodeByGUID(pf.GUID(id))
-	if !ok || f.Ports(fid) != pf.Ports(id) {
-		return false
-	}
-	for p := 1; p <= pf.Ports(id); p++ {
-		a, had := pf.Peer(fabric.PortRef{Node: id, Port: p})
-		b, has := f.Peer(fabric.PortRef{Node: fid, Port: p})
-		if had != has || had && (pf.GUID(a.Node) != f.GUID(b.Node) || a.Port != b.Port) {
-			return false
-		}
-	}
-	return true
 }
 
 // cabled says whether node id of f has a cable.
@@ -221,7 +204,7 @@ func (t *Tables) newHost(f *fabric.Fabric, lids *LIDs, p fabric.PortRef, sw fabr
 		if !ok || pf.Kind(peer.Node) != fabric.HCA {
 			continue
 		}
-		if !stays(f, pf, peer.Node) {
+		if !pf.CabledAlike(peer.Node, f) {
 			continue // gone, replaced by p or recabled
 		}
 		if s, ok := t.lids.Of(peer); ok && (!found || pf.PortGUID(peer) < pf.PortGUID(sib.Port)) {

@@ -12,9 +12,9 @@ import (
 // repairs started from), both extended to the HCAs f has that neither
 // has — a host powered on since, or an HCA replaced — each routed as an
 // HCA of its switch (lft.WithHosts) at the LIDs lidsOf gives it in the
-// fabric it is extended for; and those HCAs' names. An HCA base has and
-// prev lacks is not new: it is back in, and the repair returns it to
-// base's routes.
+// fabric it is extended for; and those HCAs' names. An HCA prev lacks
+// that f cables as base does is not new: it is back in, and the repair
+// returns it to base's routes; one base has elsewhere is recabled.
 func WithNewHosts(prev, base *lft.Tables, f *fabric.Fabric, lidsOf func(*fabric.Fabric) (*lft.LIDs, error)) (from, fromBase *lft.Tables, hosts []string, err error) {
 	extend := func(t *lft.Tables, g *fabric.Fabric) (*lft.Tables, []string, error) {
 		lids, err := lidsOf(g)
@@ -39,17 +39,16 @@ func WithNewHosts(prev, base *lft.Tables, f *fabric.Fabric, lidsOf func(*fabric.
 	return from, fromBase, hosts, nil
 }
 
-// withoutBackIn returns f without the HCAs base's fabric has and prev's
-// lacks (by GUID).
+// withoutBackIn returns f without the HCAs prev's fabric lacks (by GUID)
+// that f cables as base's fabric does: back where they were.
 func withoutBackIn(f *fabric.Fabric, prev, base *lft.Tables) (*fabric.Fabric, error) {
 	if base == nil || base == prev {
 		return f, nil
 	}
 	var back []fabric.NodeID
 	for _, id := range f.IDsOf(fabric.HCA) {
-		_, inBase := base.Fabric().NodeByGUID(f.GUID(id))
 		_, inPrev := prev.Fabric().NodeByGUID(f.GUID(id))
-		if inBase && !inPrev {
+		if !inPrev && f.CabledAlike(id, base.Fabric()) {
 			back = append(back, id)
 		}
 	}

@@ -147,3 +147,53 @@ func without(t *testing.T, f *fabric.Fabric, id fabric.NodeID) *fabric.Fabric {
 	}
 	return g
 }
+
+// TestPluginRoutesARecabledHost: a host unplugged (a sweep: repaired),
+// then plugged into another switch's free port (the next sweep), on
+// Slim Fly q = 3 and 5: a repair naming it, at the LID OpenSM kept for it,
+// routed as an HCA that stays on its new switch, every entry toward the
+// other LIDs as before, verified. Red with a host the base routing has
+// elsewhere taken for one back where it was.
+func TestPluginRoutesARecabledHost(t *testing.T) {
+	cfg := settings(t, "vls = 4\n")
+	for _, q := range []int{3, 5} {
+		all, _ := slimFlySubnet(t, q, 2)
+		hcas := all.IDsOf(fabric.HCA)
+		a, b := hcas[0], hcas[len(hcas)-1] // on different switches
+		first, err := Compute(jsonOf(t, without(t, all, b)), cfg, 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lessAB, err := all.Without([]fabric.NodeID{a, b}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := Compute(jsonOf(t, lessAB), cfg, 2, first)
+		if err != nil || !strings.Contains(second.Summary(), "repaired the last routing") {
+			t.Fatalf("q=%d, %s unplugged: %v %s", q, all.Name(a), err, second.Summary())
+		}
+		moved, err := failures.SwapHosts(all, a, b) // a on b's port, b on a's
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved = without(t, moved, b)
+		third, err := Compute(jsonOf(t, moved), cfg, 2, second)
+		if err != nil || !strings.Contains(third.Summary(), "repaired the last routing") || !strings.Contains(third.Summary(), "HCAs new to the routing or recabled (1): "+all.Name(a)) {
+			t.Fatalf("q=%d, %s plugged into another switch: %v %s", q, all.Name(a), err, third.Summary())
+		}
+		if rep, err := verify.Check(third.tables, 2); err != nil || !rep.Acyclic() {
+			t.Fatalf("q=%d: the verifier: %v", q, err)
+		}
+		la, _ := first.tables.LIDs().Of(fabric.PortRef{Node: a, Port: 1})
+		for _, id := range moved.IDsOf(fabric.Switch) {
+			now, _ := third.LFT(moved.GUID(id))
+			was, _ := first.LFT(moved.GUID(id))
+			for lid, port := range was {
+				l := lft.LID(lid)
+				if _, _, routed := first.tables.LIDs().Owner(l); routed && (l < la.Base || l > la.Top()) && now[lid] != port {
+					t.Fatalf("q=%d: %s: the entry toward LID 0x%x changed", q, moved.Name(id), lid)
+				}
+			}
+		}
+	}
+}

@@ -185,9 +185,15 @@ func added(old, g *fabric.Fabric) string {
 		}
 	}
 	for _, l := range g.Links() {
-		if !g.CabledIn(old, l) {
-			return "a cable was added"
+		if g.CabledIn(old, l) {
+			continue
 		}
+		for _, end := range []fabric.PortRef{l.A, l.B} {
+			if g.Kind(end.Node) == fabric.HCA {
+				return fmt.Sprintf("HCA %s is new or recabled, and no HCA the routing routes stays on its switch to route it as", g.Name(end.Node))
+			}
+		}
+		return "a cable was added"
 	}
 	return ""
 }
