@@ -33,11 +33,12 @@ func TestPluginRoutesHostsThatComeUpLate(t *testing.T) {
 	t.Parallel()
 	plugin := buildPlugin(t)
 	rt := routeCase(t, caseQ5, "auto")
-	var before *fabric.Fabric
+	var before, after *fabric.Fabric
 	var back []fabric.NodeID
-	for seed := uint64(1); len(back) < 2; seed++ { // the first draw with two or more hosts coming up
+	// the first draw with two or more hosts coming up and one staying down
+	for seed := uint64(1); len(back) < 2 || after.NumNodes() == rt.f.NumNodes(); seed++ {
 		var err error
-		if before, _, back, err = failures.LateHosts(rt.f, 4, seed); err != nil {
+		if before, after, back, err = failures.LateHosts(rt.f, 4, seed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,11 +89,71 @@ func TestPluginRoutesHostsThatComeUpLate(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := readDump(t, &routed{f: up}, sm.Dir)
-		checkKeptAndPredicted(t, name, first, now, predicted)
-		checkHostForwarded(t, sim, rt, h)
+		checkKeptAndPredicted(t, name, first, now, predicted, nil)
+		checkHostForwarded(t, sim, rt, up, h)
 		checkAuditOf(t, sm, name)
 		t.Logf("%s up: repaired (%s); OpenSM holds the predicted tables, every entry toward the first sweep's LIDs as it was; ibroute forwards its LIDs; slimroute verify accepts the dumps", name, lastSent(sm.Log()))
 	}
+	recableOverTwoSweeps(t, sim, sm, rt, after, first, predicted, len(back)+1)
+}
+
+// recableOverTwoSweeps unplugs a host that is up (a sweep: repaired) and
+// plugs it into the switch port of a host still down, on another switch
+// (the next sweep): a repair naming it, at its LIDs, OpenSM's dump as
+// predicted with every other entry of the first sweep as it was, ibroute
+// forwarding its LIDs to its new port, slimroute verify on the dumps.
+// sweeps is how many sweeps ran before.
+func recableOverTwoSweeps(t *testing.T, sim *ibsimtest.Sim, sm *ibsimtest.SM, rt *routed, after *fabric.Fabric, first *lft.Tables, predicted *engine.State, sweeps int) {
+	t.Helper()
+	var down fabric.NodeID = -1
+	for _, g := range rt.f.IDsOf(fabric.HCA) {
+		if _, up := after.NodeByGUID(rt.f.GUID(g)); !up {
+			down = g
+			break
+		}
+	}
+	downAt, _ := rt.f.Peer(fabric.PortRef{Node: down, Port: 1})
+	var a fabric.NodeID = -1
+	for _, g := range after.IDsOf(fabric.HCA) {
+		if at, _ := after.Peer(fabric.PortRef{Node: g, Port: 1}); after.GUID(at.Node) != rt.f.GUID(downAt.Node) {
+			a, _ = rt.f.NodeByGUID(after.GUID(g))
+			break
+		}
+	}
+	name := rt.f.Name(a)
+	settings := filepath.Join(sim.Dir, "slimroute.toml")
+	sim.Console(t, fmt.Sprintf("Unlink %q[1]", name))
+	waitForSweep(t, sm, sweeps+1)
+	requireRepairs(t, sm, sweeps)
+	sim.Console(t, fmt.Sprintf("Link %q[%d] %q[1]", rt.f.Name(downAt.Node), downAt.Port, name))
+	waitForSweep(t, sm, sweeps+2)
+	requireRepairs(t, sm, sweeps+1)
+	if !strings.Contains(sm.Log()[strings.LastIndex(sm.Log(), "repaired the last routing"):], "HCAs new to the routing or recabled (1): "+name+" (") {
+		t.Fatalf("%s plugged in elsewhere: OpenSM's log does not name it as recabled:\n%s", name, sm.Log())
+	}
+	swapped, err := failures.SwapHosts(rt.f, a, down) // a on down's port
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone []fabric.NodeID // down, and every host still down
+	for _, g := range swapped.IDsOf(fabric.HCA) {
+		if _, up := after.NodeByGUID(swapped.GUID(g)); !up {
+			gone = append(gone, g)
+		}
+	}
+	moved, err := swapped.Without(gone, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if predicted, err = engine.Compute(subnetJSON(t, moved, rt.tab), settings, 2, predicted); err != nil {
+		t.Fatal(err)
+	}
+	own, _ := rt.tab.LIDs().Of(fabric.PortRef{Node: a, Port: 1})
+	checkKeptAndPredicted(t, name+" recabled", first, readDump(t, &routed{f: moved}, sm.Dir), predicted, &own)
+	ma, _ := moved.NodeByGUID(rt.f.GUID(a))
+	checkHostForwarded(t, sim, rt, moved, ma)
+	checkAuditOf(t, sm, name)
+	t.Logf("%s unplugged, then plugged into %s[%d]: repaired (%s), as predicted, its LIDs forwarded to its new port", name, rt.f.Name(downAt.Node), downAt.Port, lastSent(sm.Log()))
 }
 
 // subnetJSON is fabric f as the shim hands it over: its ports with the
@@ -117,8 +178,8 @@ func subnetJSON(t *testing.T, f *fabric.Fabric, tab *lft.Tables) []byte {
 
 // checkKeptAndPredicted requires OpenSM's dump now to hold, on every
 // switch, the entries of the first sweep's dump toward the LIDs it
-// routed, and the tables predicted.
-func checkKeptAndPredicted(t *testing.T, name string, first, now *lft.Tables, predicted *engine.State) {
+// routed (but except's), and the tables predicted.
+func checkKeptAndPredicted(t *testing.T, name string, first, now *lft.Tables, predicted *engine.State, except *lft.PortLIDs) {
 	t.Helper()
 	ff, nf := first.Fabric(), now.Fabric()
 	for _, sw := range now.Switches() {
@@ -129,6 +190,9 @@ func checkKeptAndPredicted(t *testing.T, name string, first, now *lft.Tables, pr
 		}
 		fsw, _ := ff.NodeByGUID(nf.GUID(sw))
 		for _, pl := range first.LIDs().Ports() {
+			if except != nil && except.Base == pl.Base {
+				continue // recabled: routed anew
+			}
 			for l := pl.Base; l <= pl.Top(); l++ {
 				if first.Port(fsw, l) != now.Port(sw, l) {
 					t.Fatalf("%s up: %s toward LID 0x%x, routed at the first sweep, changed", name, nf.Name(sw), l)
@@ -138,13 +202,16 @@ func checkKeptAndPredicted(t *testing.T, name string, first, now *lft.Tables, pr
 	}
 }
 
-// checkHostForwarded requires ibroute on host h's switch to forward h's
-// LIDs to h's port.
-func checkHostForwarded(t *testing.T, sim *ibsimtest.Sim, rt *routed, h fabric.NodeID) {
+// checkHostForwarded requires ibroute on the switch host h hangs off in
+// fabric f to forward h's LIDs (rt's plan: OpenSM keeps them) to h's port.
+func checkHostForwarded(t *testing.T, sim *ibsimtest.Sim, rt *routed, f *fabric.Fabric, h fabric.NodeID) {
 	t.Helper()
-	at, _ := rt.f.Peer(fabric.PortRef{Node: h, Port: 1})
+	fat, _ := f.Peer(fabric.PortRef{Node: h, Port: 1})
+	sw, _ := rt.f.NodeByGUID(f.GUID(fat.Node))
+	at := fabric.PortRef{Node: sw, Port: fat.Port}
+	rh, _ := rt.f.NodeByGUID(f.GUID(h))
 	own, _ := rt.tab.LIDs().Of(fabric.PortRef{Node: at.Node})
-	hl, _ := rt.tab.LIDs().Of(fabric.PortRef{Node: h, Port: 1})
+	hl, _ := rt.tab.LIDs().Of(fabric.PortRef{Node: rh, Port: 1})
 	text := sim.Run(t, time.Minute, "ibroute", fmt.Sprint(own.Base), fmt.Sprint(hl.Base), fmt.Sprint(hl.Top()))
 	seen := 0
 	for _, m := range ibrouteLine.FindAllStringSubmatch(text, -1) {
@@ -153,12 +220,12 @@ func checkHostForwarded(t *testing.T, sim *ibsimtest.Sim, rt *routed, h fabric.N
 		if lft.LID(l) >= hl.Base && lft.LID(l) <= hl.Top() {
 			seen++
 			if p != at.Port {
-				t.Fatalf("ibroute on %s: LID 0x%x leaves on port %d, not %s's port %d\n%s", rt.f.Name(at.Node), l, p, rt.f.Name(h), at.Port, text)
+				t.Fatalf("ibroute on %s: LID 0x%x leaves on port %d, not %s's port %d\n%s", rt.f.Name(at.Node), l, p, f.Name(h), at.Port, text)
 			}
 		}
 	}
 	if seen != int(hl.Top()-hl.Base)+1 {
-		t.Fatalf("ibroute on %s shows %d of %s's LIDs\n%s", rt.f.Name(at.Node), seen, rt.f.Name(h), text)
+		t.Fatalf("ibroute on %s shows %d of %s's LIDs\n%s", rt.f.Name(at.Node), seen, f.Name(h), text)
 	}
 }
 
