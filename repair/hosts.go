@@ -10,11 +10,12 @@ import (
 // WithNewHosts returns the tables a repair of prev for fabric f starts
 // from, and its base (nil, prev itself, or the base routing the chain of
 // repairs started from), both extended to the HCAs f has that neither
-// has — a host powered on since, or an HCA replaced — each routed as an
-// HCA of its switch (lft.WithHosts) at the LIDs lidsOf gives it in the
-// fabric it is extended for; and those HCAs' names. An HCA prev lacks
-// that f cables as base does is not new: it is back in, and the repair
-// returns it to base's routes; one base has elsewhere is recabled.
+// has or that f cables otherwise — a host powered on since, an HCA
+// replaced, a host recabled — each routed as an HCA of its switch
+// (lft.WithHosts) at the LIDs lidsOf gives it in the fabric it is
+// extended for; and those HCAs' names. An HCA prev lacks that f cables as
+// base does is not new: it is back in, and the repair returns it to
+// base's routes; one base has elsewhere is recabled.
 func WithNewHosts(prev, base *lft.Tables, f *fabric.Fabric, lidsOf func(*fabric.Fabric) (*lft.LIDs, error)) (from, fromBase *lft.Tables, hosts []string, err error) {
 	extend := func(t *lft.Tables, g *fabric.Fabric) (*lft.Tables, []string, error) {
 		lids, err := lidsOf(g)

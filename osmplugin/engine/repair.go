@@ -36,7 +36,7 @@ func repairLast(last *State, f *fabric.Fabric, cfg pipeline.Config) (*State, str
 	}
 	st, text, ok := repairFrom(last, from, f, cfg, base)
 	if ok && len(hosts) > 0 {
-		st.summary = fmt.Sprintf("%s; HCAs new to the routing or recabled (%d): %s, each routed as the HCA on its switch with the lowest port GUID", st.summary, len(hosts), strings.Join(hosts, ", "))
+		st.summary = fmt.Sprintf("%s; HCAs new to the routing or recabled (%d): %s, each routed as the HCA with the lowest port GUID that stays on its switch", st.summary, len(hosts), strings.Join(hosts, ", "))
 		text = st.summary
 	}
 	return st, text, ok
