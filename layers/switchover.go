@@ -76,6 +76,17 @@ func startFrom(g *graph, r *Routing, so *SwitchOver) (*switchGuard, error) {
 	return &switchGuard{prev: p, colour: so.Colours, r: r, spent: spent}, nil
 }
 
+// pairRoutes lists s's routes to d in every layer of r as channels of g.
+func (g *graph) pairRoutes(r *Routing, s, d int) [][]int32 {
+	var rs [][]int32
+	for k := 0; k < r.layers; k++ {
+		var chs []int32
+		r.walk(k, s, d, func(x, e int) { chs = append(chs, int32(g.chOff[x]+e)) })
+		rs = append(rs, chs)
+	}
+	return rs
+}
+
 // lostPairs counts the pairs (switch with hosts, destination endpoint)
 // with keepPaths disjoint routes over the layers in base and fewer in
 // cur: what earlier passes for jobs spent of the pass's budget
@@ -84,15 +95,6 @@ func startFrom(g *graph, r *Routing, so *SwitchOver) (*switchGuard, error) {
 // the jobs' hosts).
 func lostPairs(g *graph, base, cur *Routing) int {
 	lost := 0
-	routes := func(r *Routing, s, d int) [][]int32 {
-		var rs [][]int32
-		for k := 0; k < r.layers; k++ {
-			var chs []int32
-			r.walk(k, s, d, func(x, e int) { chs = append(chs, int32(g.chOff[x]+e)) })
-			rs = append(rs, chs)
-		}
-		return rs
-	}
 	S := len(g.adj)
 	for d := 0; d < g.nEP; d++ {
 		same := true
@@ -103,7 +105,7 @@ func lostPairs(g *graph, base, cur *Routing) int {
 			continue // every route toward d as it was: no pair lost
 		}
 		for s := range g.adj {
-			if g.hosts[s] > 0 && s != g.dests[d].Switch && disjointRoutes(routes(base, s, d)) >= keepPaths && disjointRoutes(routes(cur, s, d)) < keepPaths {
+			if g.hosts[s] > 0 && s != g.dests[d].Switch && disjointRoutes(g.pairRoutes(base, s, d)) >= keepPaths && disjointRoutes(g.pairRoutes(cur, s, d)) < keepPaths {
 				lost++
 			}
 		}

@@ -344,18 +344,9 @@ func jobContention(r *Routing, tr *Traffic) [][2]int64 {
 // destination's tables.
 func lostByEveryPair(g *graph, base, cur *Routing) int {
 	lost := 0
-	routes := func(r *Routing, s, d int) [][]int32 {
-		var rs [][]int32
-		for k := 0; k < r.layers; k++ {
-			var chs []int32
-			r.walk(k, s, d, func(x, e int) { chs = append(chs, int32(g.chOff[x]+e)) })
-			rs = append(rs, chs)
-		}
-		return rs
-	}
 	for d := 0; d < g.nEP; d++ {
 		for s := range g.adj {
-			if g.hosts[s] > 0 && s != g.dests[d].Switch && disjointRoutes(routes(base, s, d)) >= keepPaths && disjointRoutes(routes(cur, s, d)) < keepPaths {
+			if g.hosts[s] > 0 && s != g.dests[d].Switch && disjointRoutes(g.pairRoutes(base, s, d)) >= keepPaths && disjointRoutes(g.pairRoutes(cur, s, d)) < keepPaths {
 				lost++
 			}
 		}
