@@ -593,9 +593,9 @@ func readPreviousAsRouted(prevDir string, f *fabric.Fabric) (*lft.Tables, error)
 // sent: the LIDs a refused repair set (its previous routing's and its
 // base's), else those of the previous tables (*prev, read here when the
 // caller has not) and their base routing's, else, where they do not read
-// onto any fabric, those of prevDir's guid2lid. With --lids-from-fabric the fabric's LIDs rule. A
-// guid2lid that does not read is an error; without one, the LIDs are
-// assigned afresh, as the output says.
+// onto any fabric, those of prevDir's guid2lid. With --lids-from-fabric
+// the fabric's LIDs rule. A guid2lid that does not read is an error;
+// without one, the LIDs are assigned afresh, as the output says.
 func keepPreviousLIDs(out io.Writer, prevDir string, f *fabric.Fabric, cfg *pipeline.Config, prev **lft.Tables) error {
 	if cfg.LIDsFromFabric || cfg.KeepLIDs != nil {
 		return nil
